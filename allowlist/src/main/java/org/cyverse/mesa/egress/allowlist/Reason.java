@@ -1,0 +1,39 @@
+package org.cyverse.mesa.egress.allowlist;
+
+import java.util.Locale;
+
+/**
+ * The reason codes of SPEC.md: the value of {@code X-Mesa-Egress-Reason}, of the audit record's
+ * {@code reason} and of the {@code reason} metric label. {@link #ALLOWED} marks a request that
+ * was let through.
+ */
+public enum Reason {
+    ALLOWED,
+    BAD_REQUEST,
+    HOST_NOT_ALLOWED,
+    PORT_NOT_ALLOWED,
+    METHOD_NOT_ALLOWED,
+    PATH_NOT_ALLOWED,
+    ADDRESS_NOT_ALLOWED,
+    CREDENTIAL_ENDPOINT_MISMATCH,
+    SECRET_LEAK,
+    PLAINTEXT_CREDENTIAL,
+    METHOD_REFUSED,
+    HOST_MISMATCH,
+    HEADERS_TOO_LARGE,
+    /** 408: the request head did not arrive within {@code limits.header_timeout} (an extension of SPEC.md). */
+    HEADER_TIMEOUT,
+    DNS_FAILURE,
+    UPSTREAM_UNREACHABLE,
+    UPSTREAM_TLS_ERROR,
+    CREDENTIAL_UNAVAILABLE,
+    OVERLOADED,
+    UPSTREAM_TIMEOUT;
+
+    private final String code = name().toLowerCase(Locale.ROOT);
+
+    /** The wire form, e.g. {@code host_not_allowed}. */
+    public String code() {
+        return code;
+    }
+}

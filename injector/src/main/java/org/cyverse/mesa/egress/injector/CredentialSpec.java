@@ -1,0 +1,41 @@
+package org.cyverse.mesa.egress.injector;
+
+import java.util.List;
+import java.util.Set;
+import org.cyverse.mesa.egress.allowlist.HostPattern;
+import org.cyverse.mesa.egress.allowlist.PathGlob;
+
+/**
+ * One {@code credentials:} entry of the config file: a secret and the only destinations it may
+ * reach. Holds the secret's reference, never its value.
+ *
+ * @param name e.g. {@code anthropic}; appears in audit records and metric labels
+ * @param hosts the only destinations this credential may reach
+ * @param ports default {@code [443]}
+ * @param methods optional further scope (uppercase); empty = any
+ * @param paths optional further scope; empty = any
+ * @param sentinel the placeholder the agent holds, or {@code null}
+ * @param header the header set on matching requests, or {@code null}
+ * @param format e.g. {@code "Bearer {secret}"} (the default)
+ * @param secret where the value comes from
+ * @param allowPlaintext whether injection may happen over plain http
+ */
+public record CredentialSpec(
+        String name,
+        List<HostPattern> hosts,
+        Set<Integer> ports,
+        Set<String> methods,
+        List<PathGlob> paths,
+        String sentinel,
+        String header,
+        String format,
+        SecretRef secret,
+        boolean allowPlaintext) {
+
+    public CredentialSpec {
+        hosts = List.copyOf(hosts);
+        ports = Set.copyOf(ports);
+        methods = Set.copyOf(methods);
+        paths = List.copyOf(paths);
+    }
+}

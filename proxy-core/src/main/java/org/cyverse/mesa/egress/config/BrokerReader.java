@@ -1,0 +1,131 @@
+package org.cyverse.mesa.egress.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** Reads {@code broker.openbao}: where the proxy fetches secrets, and how it logs in there. */
+final class BrokerReader {
+
+    static final List<String> BROKER_KEYS = List.of("openbao");
+    static final List<String> OPENBAO_KEYS = List.of("address", "namespace", "ca_cert", "auth");
+    static final List<String> AUTH_KEYS = List.of("method", "mount", "role", "jwt_file", "token_file", "wrapped_token_file");
+
+    /** The projected ServiceAccount token a Kubernetes pod gets by default. */
+    static final String SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+    /** Which file-and-role fields each auth method reads; the others must stay unset. */
+    private static final Map<String, List<String>> FIELDS = Map.of(
+            "kubernetes", List.of("role", "jwt_file"),
+            "jwt", List.of("role", "jwt_file"),
+            "token", List.of("token_file"),
+            "wrapped", List.of("wrapped_token_file"));
+
+    private BrokerReader() {}
+
+    /** @return {@code null} when the config has no broker (or it is invalid, which is reported) */
+    static MesaConfig.Broker read(MapReader root, Path base) {
+        MapReader broker = root.map("broker", BROKER_KEYS);
+        if (broker == null) {
+            return null;
+        }
+        MapReader openbao = broker.map("openbao", OPENBAO_KEYS);
+        if (openbao == null) {
+            if (!broker.present("openbao")) {
+                broker.problem("openbao", "is required under broker (OpenBao is the only broker)");
+            }
+            return null;
+        }
+        String address = address(openbao);
+        String namespace = openbao.string("namespace");
+        Path caCert = openbao.path("ca_cert", base);
+        MesaConfig.Broker.Auth auth = auth(openbao, base);
+        if (address == null || auth == null) {
+            return null;
+        }
+        return new MesaConfig.Broker(address, namespace == null ? "" : namespace, caCert, auth);
+    }
+
+    private static String address(MapReader openbao) {
+        String address = openbao.requiredString("address");
+        if (address == null) {
+            return null;
+        }
+        try {
+            URI uri = new URI(address);
+            String scheme = uri.getScheme();
+            if (scheme == null || !(scheme.equals("https") || scheme.equals("http")) || uri.getHost() == null) {
+                openbao.problem("address", "must be an http(s) URL such as https://openbao.openbao.svc:8200, got \"" + address + "\"");
+                return null;
+            }
+            if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                openbao.problem("address", "must be scheme://host:port without user, query or fragment, got \"" + address + "\"");
+                return null;
+            }
+        } catch (URISyntaxException e) {
+            openbao.problem("address", "is not a URL: " + e.getMessage());
+            return null;
+        }
+        return address;
+    }
+
+    private static MesaConfig.Broker.Auth auth(MapReader openbao, Path base) {
+        MapReader auth = openbao.map("auth", AUTH_KEYS);
+        if (auth == null) {
+            if (!openbao.present("auth")) {
+                openbao.problem("auth", "is required: method kubernetes, jwt, token or wrapped, with its fields");
+            }
+            return null;
+        }
+        String method = auth.requiredString("method");
+        if (method == null) {
+            return null;
+        }
+        List<String> fields = FIELDS.get(method);
+        if (fields == null) {
+            auth.problem("method", "must be kubernetes, jwt, token or wrapped, got \"" + method + "\"");
+            return null;
+        }
+        int before = auth.problems().size();
+        for (String field : AUTH_KEYS.subList(2, AUTH_KEYS.size())) {
+            if (!fields.contains(field) && auth.optionalString(field) != null) {
+                // Likely a leftover from another method; the proxy would ignore it, and the
+                // operator would believe it was used.
+                auth.problem(field, "is not used by method " + method + " (it reads " + String.join(", ", fields) + ")");
+            }
+        }
+        String mount = auth.optionalString("mount");
+        String role = fields.contains("role") ? required(auth, "role", method) : null;
+        Path jwtFile = null;
+        if (method.equals("kubernetes")) {
+            Path given = auth.path("jwt_file", base);
+            jwtFile = given != null ? given : Path.of(SERVICE_ACCOUNT_TOKEN);
+        } else if (method.equals("jwt")) {
+            jwtFile = requiredPath(auth, "jwt_file", method, base);
+        }
+        Path tokenFile = method.equals("token") ? requiredPath(auth, "token_file", method, base) : null;
+        Path wrappedFile = method.equals("wrapped") ? requiredPath(auth, "wrapped_token_file", method, base) : null;
+        if (auth.problems().size() != before) {
+            return null;
+        }
+        return new MesaConfig.Broker.Auth(method, mount == null ? method : mount, role, jwtFile, tokenFile, wrappedFile);
+    }
+
+    private static String required(MapReader auth, String field, String method) {
+        String value = auth.string(field);
+        if (value == null && auth.present(field)) {
+            return null; // a wrong type, already reported
+        }
+        if (value == null || value.isBlank()) {
+            auth.problem(field, "is required for method " + method);
+            return null;
+        }
+        return value;
+    }
+
+    private static Path requiredPath(MapReader auth, String field, String method, Path base) {
+        return required(auth, field, method) == null ? null : auth.path(field, base);
+    }
+}

@@ -1,0 +1,69 @@
+package org.cyverse.mesa.egress.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.cyverse.mesa.egress.allowlist.AddressGuard;
+import org.cyverse.mesa.egress.allowlist.Cidr;
+import org.cyverse.mesa.egress.allowlist.EgressClass;
+import org.cyverse.mesa.egress.allowlist.Policy;
+import org.cyverse.mesa.egress.allowlist.Profile;
+import org.cyverse.mesa.egress.allowlist.Rule;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+
+/**
+ * A loaded, validated, normalized config file (SPEC.md "Config file"), with command-line
+ * overrides applied. Immutable: the running proxy swaps a whole snapshot on reload.
+ *
+ * @param source the file it came from, or {@code null} for built-in defaults
+ * @param profile the sandbox profile
+ * @param egress the egress class in force (one the profile permits)
+ * @param listen the proxy listener
+ * @param admin the admin listener
+ * @param allow the config file's {@code allow} entries, named {@code allow[i]}
+ * @param deny the config file's {@code deny} entries, named {@code deny[i]}
+ * @param policy the compiled policy: deny, then class rules plus {@code allow}
+ */
+public record MesaConfig(
+        Path source,
+        Profile profile,
+        EgressClass egress,
+        HostAndPort listen,
+        HostAndPort admin,
+        List<Rule> allow,
+        List<Rule> deny,
+        Network network,
+        Tls tls,
+        List<CredentialSpec> credentials,
+        Broker broker,
+        Audit audit,
+        Limits limits,
+        Policy policy) {
+
+    /** {@code network:}. */
+    public record Network(List<Cidr> allowPrivate, Duration dnsTimeout, Duration connectTimeout) {}
+
+    /**
+     * {@code tls:}.
+     *
+     * @param upstreamCa {@code null} for "system", else a PEM file added to the system trust
+     */
+    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept) {}
+
+    /** {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent. */
+    public record Broker(String address, String namespace, Path caCert, Auth auth) {
+        /** {@code broker.openbao.auth:}. */
+        public record Auth(String method, String mount, String role, Path jwtFile, Path tokenFile, Path wrappedTokenFile) {}
+    }
+
+    /** {@code audit:}; {@code sink} is {@code "stdout"} or a file path. */
+    public record Audit(String sink) {}
+
+    /** {@code limits:}. */
+    public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout) {}
+
+    /** The address guard this config asks for, given the host's own addresses. */
+    public AddressGuard addressGuard(java.util.Collection<java.net.InetAddress> ownAddresses) {
+        return new AddressGuard(network.allowPrivate(), ownAddresses);
+    }
+}

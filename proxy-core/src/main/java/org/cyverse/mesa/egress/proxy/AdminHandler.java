@@ -1,0 +1,98 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
+
+/**
+ * The admin port (SPEC.md "Admin port"): {@code /healthz}, {@code /readyz}, {@code /metrics},
+ * {@code /ca.pem}. GET and HEAD only.
+ */
+@ChannelHandler.Sharable
+final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private final ProxyMetrics metrics;
+    private final Supplier<String> notReadyReason;
+    private final Supplier<byte[]> caPem;
+
+    /**
+     * @param notReadyReason {@code null} when ready, else why not (for {@code /readyz})
+     * @param caPem the interception CA certificate, or {@code null} when there is none
+     */
+    AdminHandler(ProxyMetrics metrics, Supplier<String> notReadyReason, Supplier<byte[]> caPem) {
+        this.metrics = metrics;
+        this.notReadyReason = notReadyReason;
+        this.caPem = caPem;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        FullHttpResponse response = answer(request);
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(response, keepAlive);
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        if (HttpMethod.HEAD.equals(request.method())) {
+            response.content().clear();
+        }
+        var written = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private FullHttpResponse answer(FullHttpRequest request) {
+        if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
+            return text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+        }
+        String path = request.uri();
+        int q = path.indexOf('?');
+        if (q >= 0) {
+            path = path.substring(0, q);
+        }
+        switch (path) {
+            case "/healthz":
+                return text(HttpResponseStatus.OK, "ok\n");
+            case "/readyz": {
+                String reason = notReadyReason.get();
+                if (reason == null) {
+                    return text(HttpResponseStatus.OK, "ready\n");
+                }
+                String json = "{\"ready\": false, \"reason\": \"" + reason.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}\n";
+                return body(HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json", json.getBytes(StandardCharsets.UTF_8));
+            }
+            case "/metrics":
+                return body(HttpResponseStatus.OK, ProxyMetrics.contentType(), metrics.scrape());
+            case "/ca.pem": {
+                byte[] pem = caPem.get();
+                if (pem == null) {
+                    return text(HttpResponseStatus.NOT_FOUND, "no interception CA is configured\n");
+                }
+                return body(HttpResponseStatus.OK, "application/x-pem-file", pem);
+            }
+            default:
+                return text(HttpResponseStatus.NOT_FOUND, "not found; try /healthz, /readyz, /metrics, /ca.pem\n");
+        }
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String text) {
+        return body(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static FullHttpResponse body(HttpResponseStatus status, String type, byte[] bytes) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        return response;
+    }
+}

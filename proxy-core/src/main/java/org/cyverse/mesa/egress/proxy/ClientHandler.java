@@ -1,0 +1,336 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
+import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.allowlist.Target;
+
+/**
+ * One client connection while it speaks HTTP: takes each request head, decides it (SPEC.md
+ * steps 1-4), and either answers a refusal, hands the exchange to a {@link ForwardExchange}, or
+ * turns the connection into a tunnel ({@link TunnelSetup}).
+ *
+ * <p>Auto-read is off: the next chunk is read only when the previous one has been handled
+ * (written upstream, for a body). Requests are handled one at a time; messages the decoder
+ * produced from one read wait in a small inbox (bounded by one read).
+ */
+final class ClientHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = Logger.getLogger(ClientHandler.class.getName());
+
+    private final ProxyContext proxy;
+    private final ArrayDeque<Object> inbox = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private ForwardExchange forward;
+    private UpstreamLink idleUpstream;
+    private boolean busy;
+    private boolean headStarted;
+    private ScheduledFuture<?> timer;
+
+    ClientHandler(ProxyContext proxy) {
+        this.proxy = proxy;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (ConnectionGate.overLimit(ctx.channel())) {
+            int max = proxy.state().config().limits().maxConnections();
+            refuse(newExchange(), Refusals.of(Reason.OVERLOADED, null, profile(), "limit " + max), true);
+            return;
+        }
+        awaitHead();
+        ctx.read();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        release();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        release();
+    }
+
+    /** Releases what this handler holds: queued messages, timers, upstreams. */
+    private void release() {
+        cancelTimer();
+        Object m;
+        while ((m = inbox.poll()) != null) {
+            ReferenceCountUtil.release(m);
+        }
+        if (forward != null) {
+            forward.clientGone();
+            forward = null;
+        }
+        if (idleUpstream != null) {
+            idleUpstream.close();
+            idleUpstream = null;
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        inbox.add(msg);
+        drain();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == StrictRequestDecoder.HEAD_STARTED) {
+            headStarted = true;
+            if (!busy) {
+                arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
+            }
+        } else if (evt == ProxyContext.DRAIN) {
+            if (!busy && !headStarted) {
+                ctx.close();
+            }
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(Level.FINE, "client connection failed", cause);
+        ctx.close();
+    }
+
+    /** Handles queued messages while the current state allows, then asks for more input. */
+    void drain() {
+        while (!inbox.isEmpty()) {
+            if (forward != null) {
+                if (!forward.wantsBody()) {
+                    return;
+                }
+                forward.body((HttpContent) inbox.poll());
+                continue;
+            }
+            if (busy) {
+                return;
+            }
+            onHead(inbox.poll());
+        }
+        if (ctx.channel().isActive() && (forward != null ? forward.wantsBody() : !busy)) {
+            ctx.read();
+        }
+    }
+
+    private void onHead(Object msg) {
+        if (msg instanceof HttpContent && !(msg instanceof HttpRequest)) {
+            ReferenceCountUtil.release(msg); // the end of a request that was already answered
+            return;
+        }
+        cancelTimer();
+        headStarted = false;
+        Exchange exchange = newExchange();
+        if (msg instanceof RejectedHead) {
+            RejectedHead rejected = (RejectedHead) msg;
+            Refusal refusal = rejected.reason() == Reason.HEADERS_TOO_LARGE
+                    ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile(), null)
+                    : Refusals.badRequest("malformed request: " + rejected.problem(),
+                            "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)");
+            refuse(exchange, refusal, true);
+            return;
+        }
+        HttpRequest request = (HttpRequest) msg;
+        exchange.method = request.method().name();
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            Refusal refusal = cause instanceof TooLongFrameException
+                    ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile(), null)
+                    : Refusals.badRequest("malformed request: " + cause.getMessage(),
+                            "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both");
+            ReferenceCountUtil.release(request);
+            refuse(exchange, refusal, true);
+            return;
+        }
+        String framingProblem = framingProblem(request);
+        if (framingProblem != null) {
+            refuse(exchange, Refusals.badRequest("ambiguous request framing: " + framingProblem,
+                    "send one unambiguous Content-Length or Transfer-Encoding: chunked"), true);
+            return;
+        }
+        if (HttpMethod.CONNECT.equals(request.method())) {
+            busy = true;
+            new TunnelSetup(proxy, ctx, exchange, this).start(request.uri());
+            return;
+        }
+        onForward(request, exchange);
+    }
+
+    private void onForward(HttpRequest request, Exchange exchange) {
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        String uri = request.uri();
+        if (uri.startsWith("/") || uri.equals("*")) {
+            refuse(exchange, Refusals.badRequest("this is a proxy: the request names no destination (" + abbreviate(uri) + ")",
+                    "point HTTP_PROXY/HTTPS_PROXY at this address instead of sending requests to it directly"), hasBody);
+            return;
+        }
+        RequestTarget target;
+        Destination destination;
+        try {
+            target = RequestTarget.parseAbsolute(uri);
+            exchange.scheme = target.scheme();
+            exchange.host = target.host();
+            exchange.port = target.port();
+            exchange.path = target.path();
+            if (target.scheme().equals("https")) {
+                refuse(exchange, Refusals.badRequest("an https:// URL was sent as a plain proxy request",
+                        "send HTTPS through CONNECT (set HTTPS_PROXY); the proxy does not originate TLS for plain requests"), hasBody);
+                return;
+            }
+            destination = Destination.parse(target.host(), target.port());
+        } catch (RequestTarget.BadTargetException | InvalidDestinationException e) {
+            refuse(exchange, Refusals.badRequest("bad request target: " + e.getMessage(),
+                    "send an absolute http:// URL with a valid host name or address"), true);
+            return;
+        }
+        exchange.host = destination.host();
+        ProxyState state = proxy.state();
+        Decision decision = state.config().policy().decide(new Target(destination, request.method().name(), target.path()));
+        exchange.rule = decision.rule();
+        if (!decision.allowed()) {
+            refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), hasBody);
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
+        UpstreamLink reuse = null;
+        if (idleUpstream != null && idleUpstream.reusableFor(destination)) {
+            reuse = idleUpstream;
+        } else if (idleUpstream != null) {
+            idleUpstream.close();
+        }
+        idleUpstream = null;
+        forward = new ForwardExchange(proxy, this, ctx, state, exchange, destination, target, request, keepAlive);
+        forward.start(reuse);
+    }
+
+    /** Called by {@link ForwardExchange} when its exchange is over. */
+    void forwardDone(UpstreamLink keep, boolean closeClient) {
+        forward = null;
+        idleUpstream = keep;
+        if (closeClient || proxy.draining) {
+            ctx.channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        awaitHead();
+        drain();
+    }
+
+    /** Called by {@link ForwardExchange} when the upstream failed before answering. */
+    void forwardFailed(Exchange exchange, Refusal refusal, boolean close) {
+        forward = null;
+        refuse(exchange, refusal, close);
+        drain();
+    }
+
+    /** Answers a refusal; with {@code close} the connection closes after it. */
+    void refuse(Exchange exchange, Refusal refusal, boolean close) {
+        busy = close;
+        if (exchange.host == null) {
+            exchange.host = refusal.host();
+        }
+        if (refusal.rule() != null) {
+            exchange.rule = refusal.rule();
+        }
+        exchange.finish(proxy, false, refusal.reason(), refusal.status().code());
+        Future<Void> written = ctx.writeAndFlush(RefusalResponses.render(refusal, profile(), close));
+        if (close) {
+            written.addListener(f -> ctx.close());
+        } else {
+            awaitHead();
+        }
+    }
+
+    /** A request with both Transfer-Encoding and Content-Length, or a coding other than chunked. */
+    private static String framingProblem(HttpRequest request) {
+        var headers = request.headers();
+        if (!headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return null;
+        }
+        if (headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            return "both Transfer-Encoding and Content-Length";
+        }
+        var codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (codings.size() != 1 || !codings.get(0).trim().equalsIgnoreCase("chunked")) {
+            return "Transfer-Encoding other than a single \"chunked\"";
+        }
+        return null;
+    }
+
+    private void awaitHead() {
+        busy = false;
+        headStarted = false;
+        arm(proxy.state().config().limits().idleTimeout().toMillis(), () -> {
+            if (!busy && !headStarted && forward == null) {
+                ctx.close();
+            }
+        });
+    }
+
+    private void headerTimedOut() {
+        if (!busy && forward == null && ctx.channel().isActive()) {
+            Exchange exchange = newExchange();
+            refuse(exchange, Refusals.of(Reason.HEADER_TIMEOUT, null, profile(), null), true);
+        }
+    }
+
+    private void arm(long millis, Runnable task) {
+        cancelTimer();
+        timer = ctx.executor().schedule(task, millis, TimeUnit.MILLISECONDS);
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    private Exchange newExchange() {
+        return new Exchange(profile(), clientAddress(ctx.channel()));
+    }
+
+    private String profile() {
+        return proxy.state().profile();
+    }
+
+    static String clientAddress(Channel channel) {
+        if (channel.remoteAddress() instanceof InetSocketAddress) {
+            InetSocketAddress a = (InetSocketAddress) channel.remoteAddress();
+            return a.getAddress().getHostAddress() + ":" + a.getPort();
+        }
+        return String.valueOf(channel.remoteAddress());
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
+    }
+}

@@ -1,0 +1,28 @@
+package org.cyverse.mesa.egress.proxy;
+
+/**
+ * Names of the handlers in the proxy's pipelines, in their order.
+ *
+ * <p>Client channel, while it speaks HTTP: {@link #GATE} (connection count, for the connection's
+ * whole life), {@link #DECODER} (strict request decoder),
+ * {@link #ENCODER} (response encoder), {@link #CLIENT} (decides and forwards).
+ *
+ * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE}, {@link #SNI_CHECK}
+ * (until the TLS ClientHello has been judged), {@link #RELAY}.
+ *
+ * <p>Upstream channel, forwarding: {@link #CODEC} (HTTP client codec), {@link #IDLE},
+ * {@link #UPSTREAM}. Upstream channel, tunnelling: {@link #RELAY}.
+ */
+final class PipelineNames {
+    static final String GATE = "connection-gate";
+    static final String DECODER = "request-decoder";
+    static final String ENCODER = "response-encoder";
+    static final String CLIENT = "client";
+    static final String IDLE = "idle";
+    static final String SNI_CHECK = "sni-check";
+    static final String RELAY = "relay";
+    static final String CODEC = "http-client-codec";
+    static final String UPSTREAM = "upstream";
+
+    private PipelineNames() {}
+}

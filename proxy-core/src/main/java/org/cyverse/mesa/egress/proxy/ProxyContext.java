@@ -1,0 +1,38 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.group.ChannelGroup;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** What every connection of one proxy shares. Thread-safe. */
+final class ProxyContext {
+
+    /** Fired on every client channel when the proxy starts draining. */
+    static final Object DRAIN = new Object() {
+        @Override
+        public String toString() {
+            return "DRAIN";
+        }
+    };
+
+    final AtomicReference<ProxyState> state;
+    final ProxyMetrics metrics;
+    final AuditLog audit;
+    final UpstreamDialer dialer;
+    final ChannelGroup clients;
+    final AtomicInteger connections = new AtomicInteger();
+    volatile boolean draining;
+
+    ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditLog audit, UpstreamDialer dialer,
+            ChannelGroup clients) {
+        this.state = state;
+        this.metrics = metrics;
+        this.audit = audit;
+        this.dialer = dialer;
+        this.clients = clients;
+    }
+
+    ProxyState state() {
+        return state.get();
+    }
+}

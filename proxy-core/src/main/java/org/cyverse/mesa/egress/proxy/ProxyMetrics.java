@@ -1,0 +1,123 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import org.cyverse.mesa.egress.allowlist.Reason;
+
+/**
+ * The metrics of SPEC.md, in a registry of their own (one per proxy, so that several proxies in
+ * one JVM, as in tests, do not share counters). Label values are reason codes, modes and
+ * credential names: never a host, a path or a secret.
+ */
+public final class ProxyMetrics {
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter requests = Counter.builder()
+            .name("mesa_egress_requests_total")
+            .help("Requests and tunnels decided, by decision, reason code and mode")
+            .labelNames("decision", "reason", "mode")
+            .register(registry);
+    private final Histogram duration = Histogram.builder()
+            .name("mesa_egress_request_duration_seconds")
+            .help("Time from the request head to the end of the exchange (the tunnel's life for opaque CONNECT)")
+            .classicOnly()
+            .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
+            .register(registry);
+    private final Gauge activeConnections = Gauge.builder()
+            .name("mesa_egress_active_connections")
+            .help("Client connections open now")
+            .register(registry);
+    private final Counter bytes = Counter.builder()
+            .name("mesa_egress_bytes_total")
+            .help("Bytes relayed: up = client to upstream, down = upstream to client")
+            .labelNames("direction")
+            .register(registry);
+    private final Counter injections = Counter.builder()
+            .name("mesa_egress_injections_total")
+            .help("Credential injections by credential and outcome")
+            .labelNames("credential", "outcome")
+            .register(registry);
+    private final Counter credentialRefresh = Counter.builder()
+            .name("mesa_egress_credential_refresh_total")
+            .help("Credential fetches and refreshes by credential and outcome")
+            .labelNames("credential", "outcome")
+            .register(registry);
+    private final Counter reloads = Counter.builder()
+            .name("mesa_egress_config_reloads_total")
+            .help("Config reloads by outcome (success, failure)")
+            .labelNames("outcome")
+            .register(registry);
+    private final Counter leafCertificates = Counter.builder()
+            .name("mesa_egress_leaf_certificates_issued_total")
+            .help("Leaf certificates minted for TLS interception")
+            .register(registry);
+
+    /** Counts one decided request or tunnel. */
+    public void request(boolean allowed, Reason reason, String mode, double seconds) {
+        requests.labelValues(allowed ? "allow" : "deny", reason.code(), mode).inc();
+        duration.observe(seconds);
+    }
+
+    public void connectionOpened() {
+        activeConnections.inc();
+    }
+
+    public void connectionClosed() {
+        activeConnections.dec();
+    }
+
+    public void bytesUp(long n) {
+        if (n > 0) {
+            bytes.labelValues("up").inc(n);
+        }
+    }
+
+    public void bytesDown(long n) {
+        if (n > 0) {
+            bytes.labelValues("down").inc(n);
+        }
+    }
+
+    public void injection(String credential, String outcome) {
+        injections.labelValues(credential, outcome).inc();
+    }
+
+    public void credentialRefresh(String credential, String outcome) {
+        credentialRefresh.labelValues(credential, outcome).inc();
+    }
+
+    public void reload(boolean success) {
+        reloads.labelValues(success ? "success" : "failure").inc();
+    }
+
+    public void leafCertificateIssued() {
+        leafCertificates.inc();
+    }
+
+    /** The Prometheus text exposition format, version 0.0.4. */
+    public byte[] scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        try {
+            PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** The content type of {@link #scrape()}. */
+    public static String contentType() {
+        return PrometheusTextFormatWriter.CONTENT_TYPE;
+    }
+
+    static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

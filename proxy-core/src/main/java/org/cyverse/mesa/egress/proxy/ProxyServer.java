@@ -1,0 +1,207 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Logger;
+import org.cyverse.mesa.egress.config.HostAndPort;
+import org.cyverse.mesa.egress.config.MesaConfig;
+
+/**
+ * The running proxy: the proxy listener, the admin listener, and the config snapshot they decide
+ * with. {@link #reload} swaps the snapshot atomically; {@link #stop} drains.
+ */
+public final class ProxyServer implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(ProxyServer.class.getName());
+
+    private final AtomicReference<ProxyState> state;
+    private final List<InetAddress> ownAddresses;
+    private final ProxyMetrics metrics = new ProxyMetrics();
+    private final AuditLog audit;
+    private final ExecutorService dnsExecutor;
+    private final ProxyContext context;
+    private final EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    private Channel proxyChannel;
+    private Channel adminChannel;
+    private volatile boolean listening;
+
+    /**
+     * @param config the initial config
+     * @param resolver how names are resolved ({@link HostResolver#SYSTEM} in production)
+     * @param audit where audit records go; the server closes it on stop
+     */
+    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit) {
+        this.ownAddresses = ownAddresses();
+        this.state = new AtomicReference<>(new ProxyState(config, config.addressGuard(ownAddresses)));
+        this.audit = audit;
+        AtomicInteger dnsThreads = new AtomicInteger();
+        this.dnsExecutor = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "mesa-egress-dns-" + dnsThreads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
+        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor), clients);
+    }
+
+    /** Binds both listeners. */
+    public void start() throws IOException {
+        MesaConfig config = state.get().config();
+        proxyChannel = bind(new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ClientChannelInitializer(context)), config.listen(), "listen");
+        AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> null);
+        adminChannel = bind(new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(8192), admin);
+                    }
+                }), config.admin(), "admin");
+        listening = true;
+    }
+
+    private Channel bind(ServerBootstrap bootstrap, HostAndPort address, String key) throws IOException {
+        try {
+            return bootstrap.bind(address.host(), address.port()).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            close();
+            throw new IOException("cannot listen on " + address + " (" + key + "): " + e.getMessage(), e);
+        }
+    }
+
+    private String notReadyReason() {
+        return listening ? null : "not listening yet";
+    }
+
+    /** The proxy listener's bound address (the real port when the config asked for port 0). */
+    public InetSocketAddress proxyAddress() {
+        return (InetSocketAddress) proxyChannel.localAddress();
+    }
+
+    /** The admin listener's bound address. */
+    public InetSocketAddress adminAddress() {
+        return (InetSocketAddress) adminChannel.localAddress();
+    }
+
+    public ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    /** The config in force. */
+    public MesaConfig config() {
+        return state.get().config();
+    }
+
+    /**
+     * Applies a new valid config to new requests (exchanges in flight finish under the old one).
+     * Listen and admin addresses cannot move without a restart: a change is logged and ignored.
+     */
+    public void reload(MesaConfig next) {
+        MesaConfig current = state.get().config();
+        if (!next.listen().equals(current.listen()) || !next.admin().equals(current.admin())) {
+            LOG.warning("listen/admin address changes take effect only after a restart");
+        }
+        state.set(new ProxyState(next, next.addressGuard(ownAddresses)));
+        metrics.reload(true);
+        LOG.info(() -> "config reloaded: profile " + next.profile().name() + ", egress " + next.egress().name());
+    }
+
+    /** Counts a reload that was refused (the running config stays). */
+    public void reloadFailed() {
+        metrics.reload(false);
+    }
+
+    /**
+     * Stops accepting, lets open exchanges finish for at most {@code drain}, then closes
+     * everything. Idle keep-alive connections close at once.
+     *
+     * @return whether every connection finished within {@code drain}
+     */
+    public boolean stop(Duration drain) {
+        context.draining = true;
+        listening = false;
+        if (proxyChannel != null) {
+            proxyChannel.close().syncUninterruptibly();
+        }
+        for (Channel client : context.clients) {
+            client.pipeline().fireUserEventTriggered(ProxyContext.DRAIN);
+        }
+        long deadline = System.nanoTime() + drain.toNanos();
+        while (!context.clients.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        boolean drained = context.clients.isEmpty();
+        context.clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        close();
+        return drained;
+    }
+
+    /** Closes at once, without draining. */
+    @Override
+    public void close() {
+        listening = false;
+        if (proxyChannel != null) {
+            proxyChannel.close();
+        }
+        if (adminChannel != null) {
+            adminChannel.close();
+        }
+        context.clients.close();
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        dnsExecutor.shutdownNow();
+        audit.close();
+    }
+
+    /** The host's own interface addresses, which the address guard refuses. */
+    private static List<InetAddress> ownAddresses() {
+        List<InetAddress> addresses = new ArrayList<>();
+        try {
+            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                addresses.addAll(Collections.list(ni.getInetAddresses()));
+            }
+        } catch (SocketException e) {
+            LOG.warning("cannot list the host's own addresses: " + e.getMessage());
+        }
+        return List.copyOf(addresses);
+    }
+}

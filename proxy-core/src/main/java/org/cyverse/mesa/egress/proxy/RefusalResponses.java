@@ -1,0 +1,45 @@
+package org.cyverse.mesa.egress.proxy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Renders a {@link Refusal} as SPEC.md's answer: status, X-Mesa-Egress-Reason, JSON body. */
+final class RefusalResponses {
+
+    static final String REASON_HEADER = "X-Mesa-Egress-Reason";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private RefusalResponses() {}
+
+    static FullHttpResponse render(Refusal refusal, String profile, boolean close) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", refusal.error());
+        body.put("reason", refusal.reason().code());
+        body.put("host", refusal.host());
+        body.put("profile", profile);
+        body.put("hint", refusal.hint());
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, refusal.status(),
+                Unpooled.wrappedBuffer(bytes, new byte[] {'\n'}));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length + 1)
+                .set(REASON_HEADER, refusal.reason().code())
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
+                .set(HttpHeaderNames.CONNECTION, close ? HttpHeaderValues.CLOSE : HttpHeaderValues.KEEP_ALIVE);
+        return response;
+    }
+}

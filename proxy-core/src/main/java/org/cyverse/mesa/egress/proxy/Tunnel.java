@@ -1,0 +1,75 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import org.cyverse.mesa.egress.allowlist.Reason;
+
+/**
+ * An established opaque CONNECT tunnel: two channels relaying bytes, one audit record when it
+ * ends. Confined to the client channel's event loop.
+ */
+final class Tunnel {
+
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Tunnel.class.getName());
+
+    private final ProxyContext proxy;
+    private final Exchange exchange;
+    final Channel client;
+    final Channel upstream;
+    private boolean closed;
+    private Reason refusedReason;
+    private int refusedStatus;
+
+    Tunnel(ProxyContext proxy, Exchange exchange, Channel client, Channel upstream) {
+        this.proxy = proxy;
+        this.exchange = exchange;
+        this.client = client;
+        this.upstream = upstream;
+    }
+
+    void bytes(boolean fromClient, int n) {
+        if (fromClient) {
+            exchange.bytesUp += n;
+        } else {
+            exchange.bytesDown += n;
+        }
+    }
+
+    /**
+     * Refuses what the tunnel carries (e.g. a TLS server name that is not the CONNECT target):
+     * the 200 has been sent, so the refusal is recorded and both sides closed, nothing relayed.
+     */
+    void refuse(Reason reason, int status, String detail) {
+        if (closed) {
+            return;
+        }
+        LOG.info(() -> "tunnel to " + exchange.host + ":" + exchange.port + " refused (" + reason.code() + "): " + detail);
+        refusedReason = reason;
+        refusedStatus = status;
+        client.close();
+        upstream.close();
+        close();
+    }
+
+    /** Ends the tunnel: flushes what is pending on each side, closes both, records it once. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (refusedReason != null) {
+            exchange.finish(proxy, false, refusedReason, refusedStatus);
+        } else {
+            exchange.finish(proxy, true, Reason.ALLOWED, 200);
+        }
+        flushAndClose(client);
+        flushAndClose(upstream);
+    }
+
+    private static void flushAndClose(Channel channel) {
+        if (channel.isActive()) {
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

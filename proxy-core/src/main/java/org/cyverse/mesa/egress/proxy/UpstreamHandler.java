@@ -1,0 +1,53 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** The end of an upstream pipeline: hands responses to the exchange that is using the connection. */
+final class UpstreamHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = Logger.getLogger(UpstreamHandler.class.getName());
+
+    /** The exchange using this connection, or {@code null} while it is parked. */
+    ForwardExchange listener;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (listener == null) {
+            // Nothing may arrive on a parked connection; what does cannot be matched to a request.
+            ReferenceCountUtil.release(msg);
+            ctx.close();
+            return;
+        }
+        listener.onResponse((HttpObject) msg);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (listener != null) {
+            listener.upstreamClosed();
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            if (listener != null) {
+                listener.upstreamIdle();
+            } else {
+                ctx.close();
+            }
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(Level.FINE, "upstream connection failed", cause);
+        ctx.close();
+    }
+}

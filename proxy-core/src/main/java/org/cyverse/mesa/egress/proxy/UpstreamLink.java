@@ -1,0 +1,37 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.Channel;
+import org.cyverse.mesa.egress.allowlist.Destination;
+
+/**
+ * A connection to an upstream for plain forwarding, kept by a client connection between
+ * requests so that keep-alive works on both sides. It is reused only for the same canonical
+ * destination, whose address was vetted when it was dialed.
+ */
+final class UpstreamLink {
+
+    final Channel channel;
+    final UpstreamHandler handler;
+    private final String authority;
+
+    UpstreamLink(Channel channel, UpstreamHandler handler, Destination destination) {
+        this.channel = channel;
+        this.handler = handler;
+        this.authority = destination.authority();
+    }
+
+    boolean reusableFor(Destination destination) {
+        return channel.isActive() && authority.equals(destination.authority());
+    }
+
+    /** Parks the connection: nothing should arrive now, and anything that does closes it. */
+    void park() {
+        handler.listener = null;
+        channel.read();
+    }
+
+    void close() {
+        handler.listener = null;
+        channel.close();
+    }
+}

@@ -1,0 +1,154 @@
+package org.cyverse.mesa.egress.config;
+
+import static org.cyverse.mesa.egress.config.ConfigFixtures.lines;
+import static org.cyverse.mesa.egress.config.ConfigFixtures.load;
+import static org.cyverse.mesa.egress.config.ConfigFixtures.resource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * One broken file per problem kind (test resources {@code config/broken/}): each must be refused
+ * with exactly one problem, at the line and key a person has to fix, saying what is wrong.
+ */
+class BrokenConfigTest {
+
+    /** file | expected {@code LINE: key:} after {@code FILE:} | a fragment of the message. */
+    private static final String CASES = """
+            syntax.yaml | 4: yaml: | mapping values are not allowed here
+            empty.yaml | 1: file: | is empty
+            comments-only.yaml | 1: file: | is empty
+            not-a-map.yaml | 2: file: | expected a map of settings
+            two-documents.yaml | 3: yaml: | a second YAML document
+            alias.yaml | 4: yaml: | aliases (*h) are not supported
+            version-missing.yaml | 2: version: | is required: start the file with version: 1
+            version-wrong.yaml | 1: version: | must be 1
+            unknown-key.yaml | 2: profil: | did you mean "profile"?
+            unknown-nested-key.yaml | 4: allow[0].port: | did you mean "ports"?
+            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout)
+            duplicate-key.yaml | 3: profile: | duplicate key (first at line 2)
+            wrong-type-list.yaml | 2: allow: | expected a list, got the string "example.org"
+            wrong-type-ports.yaml | 4: allow[0].ports: | expected a list, got the number 443; write [443]
+            wrong-type-map.yaml | 2: limits: | expected a map of max_connections
+            wrong-type-string.yaml | 2: profile: | expected a string, got a list
+            wrong-type-bool.yaml | 6: credentials[0].allow_plaintext: | expected true or false, got the string "false"
+            allow-entry-not-map.yaml | 3: allow[0]: | expected a map such as {host: example.org
+            profile-unknown.yaml | 2: profile: | unknown profile "P9"; valid: P0, P1, P2, P3, P4
+            profile-file-missing.yaml | 2: profile: | no-such-profile.yaml does not exist
+            egress-outside-profile.yaml | 3: egress: | "N1" is outside profile P3 (Autonomous), which permits N2
+            listen-bad.yaml | 2: listen: | expected HOST:PORT
+            admin-same-as-listen.yaml | 3: admin: | is the same address as listen
+            allow-host-missing.yaml | 3: allow[0].host: | is required
+            allow-host-bad.yaml | 3: allow[0].host: | '*' is only allowed as a whole first label
+            allow-port-range.yaml | 6: allow[0].ports: | port 70000 is out of range 1..65535
+            allow-ports-empty.yaml | 4: allow[0].ports: | is empty; omit it for the default [80, 443]
+            allow-method-lowercase.yaml | 4: allow[0].methods: | write POST
+            allow-path-bad.yaml | 4: allow[0].paths: | must start with /
+            allow-under-n3.yaml | 4: allow: | egress class N3 (none) lets nothing leave
+            deny-host-bad.yaml | 3: deny[0].host: | *example.org
+            network-cidr-bad.yaml | 3: network.allow_private: | has host bits set
+            duration-no-unit.yaml | 3: network.dns_timeout: | needs a unit: write e.g. 5s
+            duration-bad.yaml | 3: limits.idle_timeout: | "1 minute" is not a duration
+            duration-zero.yaml | 3: network.connect_timeout: | must be longer than zero
+            tls-half-ca.yaml | 3: tls.ca_cert: | is given without tls.ca_key; give both, or neither
+            tls-intercept-bad.yaml | 3: tls.intercept: | must be auto, all or none
+            audit-sink-empty.yaml | 3: audit.sink: | must be stdout or a file path
+            limits-header-bytes.yaml | 3: limits.max_header_bytes: | must be between 1024 and 1048576, got 100
+            limits-connections-zero.yaml | 3: limits.max_connections: | must be at least 1, got 0
+            credential-entry-not-map.yaml | 3: credentials[0]: | expected a map such as {name: anthropic
+            credential-name-missing.yaml | 3: credentials[0].name: | is required
+            credential-name-bad.yaml | 3: credentials[0].name: | may hold only a-z, 0-9, _ and -
+            credential-name-duplicate.yaml | 6: credentials[1].name: | "github" is already the name of credentials[0]
+            credential-hosts-missing.yaml | 3: credentials[0].hosts: | is required: the only destinations this credential may reach
+            credential-hosts-empty.yaml | 4: credentials[0].hosts: | must name at least one host
+            credential-format-no-secret.yaml | 6: credentials[0].format: | must contain {secret}
+            credential-header-bad.yaml | 6: credentials[0].header: | "x api key" is not a header name
+            credential-secret-missing.yaml | 3: credentials[0].secret: | is required
+            credential-secret-scheme.yaml | 5: credentials[0].secret: | unknown secret scheme "vault"
+            credential-openbao-without-broker.yaml | 5: credentials[0].secret: | needs broker.openbao
+            credential-sentinel-duplicate.yaml | 10: credentials[1].sentinel: | "proxy-injected" is already the sentinel of credentials[0]
+            credential-host-not-allowed.yaml | 5: credentials[0].hosts: | api.openai.com is not allowed on port 443 in profile P3, egress class N2 (CyVerse-only); add an allow entry
+            credential-host-denied.yaml | 6: credentials[0].hosts: | api.github.com is refused by deny[0]
+            credential-port-not-allowed.yaml | 4: credentials[0].hosts: | api.github.com is allowed, but not on port 8443
+            credential-wildcard-not-covered.yaml | 6: credentials[0].hosts: | *.example.org is not covered by a *.suffix rule on port 443
+            broker-openbao-missing.yaml | 3: broker.openbao: | is required under broker
+            broker-address-missing.yaml | 4: broker.openbao.address: | is required
+            broker-address-not-url.yaml | 4: broker.openbao.address: | must be an http(s) URL
+            broker-auth-missing.yaml | 4: broker.openbao.auth: | is required: method kubernetes, jwt, token or wrapped
+            broker-method-bad.yaml | 6: broker.openbao.auth.method: | must be kubernetes, jwt, token or wrapped, got "ldap"
+            broker-kubernetes-no-role.yaml | 6: broker.openbao.auth.role: | is required for method kubernetes
+            broker-jwt-no-file.yaml | 6: broker.openbao.auth.jwt_file: | is required for method jwt
+            broker-token-no-file.yaml | 7: broker.openbao.auth.token_file: | is required for method token
+            broker-wrapped-no-file.yaml | 6: broker.openbao.auth.wrapped_token_file: | is required for method wrapped
+            broker-field-unused.yaml | 8: broker.openbao.auth.role: | is not used by method token
+            """;
+
+    static Stream<Arguments> cases() {
+        return CASES.lines().filter(line -> !line.isBlank()).map(line -> {
+            String[] cells = line.split("\\|", 3);
+            return Arguments.of(cells[0].trim(), cells[1].trim(), cells[2].trim());
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void reportsTheProblemAtItsLineAndKey(String file, String lineAndKey, String fragment) {
+        Path path = resource("broken/" + file);
+        ConfigResult result = load(path, Overrides.NONE);
+
+        List<String> problems = lines(result, path);
+        assertFalse(result.ok(), file + " was accepted");
+        assertNull(result.config());
+        assertEquals(1, problems.size(), () -> "expected one problem, got:\n" + String.join("\n", problems));
+        String problem = problems.get(0);
+        assertTrue(problem.startsWith(file + ":" + lineAndKey + " "), () -> "expected " + file + ":" + lineAndKey + " ..., got " + problem);
+        assertTrue(problem.contains(fragment), () -> "expected \"" + fragment + "\" in " + problem);
+    }
+
+    @Test
+    void everyBrokenFileHasACase() throws IOException {
+        Set<String> listed = cases().map(a -> (String) a.get()[0]).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> present;
+        try (Stream<Path> files = Files.list(resource("broken"))) {
+            present = files.filter(Files::isRegularFile).map(p -> p.getFileName().toString())
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+        assertEquals(present, listed);
+    }
+
+    @Test
+    void reportsEveryProblemOfAFileInFileOrder() {
+        Path path = resource("broken/several/problems.yaml");
+        ConfigResult result = load(path, Overrides.NONE);
+
+        assertEquals(List.of(
+                "problems.yaml:2: version: must be 1 (the only config format this proxy reads), got the number 2",
+                "problems.yaml:6: allow[0].ports: port 0 is out of range 1..65535",
+                "problems.yaml:8: network.dns_timout: unknown key; did you mean \"dns_timeout\"?",
+                "problems.yaml:10: limits.idle_timeout: needs a unit: write e.g. 60s or 60ms",
+                "problems.yaml:14: credentials[0].secret: unknown secret scheme \"vault\" (expected file:, env: or openbao:)"),
+                lines(result, path));
+    }
+
+    @Test
+    void aMissingFileIsAProblemNotAnException() {
+        Path path = resource("broken").resolve("no-such-config.yaml");
+        ConfigResult result = load(path, Overrides.NONE);
+
+        assertEquals(List.of("no-such-config.yaml:0: file: does not exist"), lines(result, path));
+    }
+}

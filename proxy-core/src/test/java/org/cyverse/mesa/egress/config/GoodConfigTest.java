@@ -1,0 +1,285 @@
+package org.cyverse.mesa.egress.config;
+
+import static org.cyverse.mesa.egress.config.ConfigFixtures.loadOk;
+import static org.cyverse.mesa.egress.config.ConfigFixtures.resource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Decision.Outcome;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.Policy;
+import org.cyverse.mesa.egress.allowlist.Rule;
+import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.SecretRef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Valid configs load into exactly what they say, with SPEC.md's defaults for what they leave out. */
+class GoodConfigTest {
+
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String yaml) throws IOException {
+        return Files.writeString(dir.resolve(name), yaml);
+    }
+
+    private static Outcome decide(Policy policy, String host, int port, String method, String path) throws Exception {
+        Destination destination = Destination.parse(host, port);
+        Decision decision = policy.decide(method == null ? Target.tunnel(destination) : new Target(destination, method, path));
+        return decision.outcome();
+    }
+
+    @Test
+    void specExampleLoadsKeyByKey() throws Exception {
+        Path file = resource("good/full.yaml");
+        MesaConfig config = loadOk(file, Overrides.NONE);
+
+        assertEquals(file, config.source());
+        assertEquals("P2", config.profile().name());
+        assertEquals(List.of("N1", "N2"), config.profile().egress());
+        assertEquals("N1", config.egress().name());
+        assertEquals(new HostAndPort("127.0.0.1", 3128), config.listen());
+        assertEquals(new HostAndPort("127.0.0.1", 9090), config.admin());
+
+        Rule allow = config.allow().get(0);
+        assertEquals(1, config.allow().size());
+        assertEquals("allow[0]", allow.name());
+        assertEquals("*.example.org", allow.host().toString());
+        assertEquals(Set.of(443), allow.ports());
+        assertEquals(Set.of("GET", "HEAD"), allow.methods());
+        assertEquals(List.of("/api/**"), allow.paths().stream().map(Object::toString).collect(Collectors.toList()));
+        Rule deny = config.deny().get(0);
+        assertEquals("deny[0]", deny.name());
+        assertEquals("uploads.example.org", deny.host().toString());
+        assertEquals(Set.of(), deny.ports(), "a deny entry without ports covers every port");
+
+        assertEquals(new MesaConfig.Network(List.of(), Duration.ofSeconds(5), Duration.ofSeconds(10)), config.network());
+        assertEquals(new MesaConfig.Tls(Path.of("/run/mesa-egress/ca.pem"), Path.of("/run/mesa-egress/ca.key"), null, InterceptMode.AUTO),
+                config.tls());
+
+        CredentialSpec anthropic = config.credentials().get(0);
+        assertEquals(1, config.credentials().size());
+        assertEquals("anthropic", anthropic.name());
+        assertEquals(List.of("api.anthropic.com"), anthropic.hosts().stream().map(Object::toString).collect(Collectors.toList()));
+        assertEquals(Set.of(443), anthropic.ports());
+        assertEquals(Set.of(), anthropic.methods());
+        assertEquals(List.of(), anthropic.paths());
+        assertEquals("sk-ant-sentinel", anthropic.sentinel());
+        assertEquals("x-api-key", anthropic.header());
+        assertEquals("{secret}", anthropic.format());
+        assertEquals(new SecretRef("openbao", "secret/data/agents/anthropic", "api_key"), anthropic.secret());
+        assertFalse(anthropic.allowPlaintext());
+
+        assertEquals(new MesaConfig.Broker("https://openbao.openbao.svc:8200", "", null,
+                new MesaConfig.Broker.Auth("kubernetes", "kubernetes", "vice-analysis",
+                        Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null)), config.broker());
+        assertEquals(new MesaConfig.Audit("stdout"), config.audit());
+        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60)), config.limits());
+    }
+
+    @Test
+    void specExamplePolicyIsDenyThenClassThenAllow() throws Exception {
+        Policy policy = loadOk(resource("good/full.yaml"), Overrides.NONE).policy();
+
+        assertEquals("P2", policy.profile());
+        assertEquals(Outcome.ALLOW, decide(policy, "api.anthropic.com", 443, null, null), "class N1");
+        assertEquals(Outcome.DENY, decide(policy, "api.openai.com", 443, null, null), "not in N1");
+        assertEquals(Outcome.ALLOW, decide(policy, "docs.example.org", 443, "GET", "/api/v1"), "allow[0]");
+        assertEquals(Outcome.DENY, decide(policy, "docs.example.org", 443, "POST", "/api/v1"), "allow[0] has methods");
+        assertEquals(Outcome.DENY, decide(policy, "docs.example.org", 80, "GET", "/api/v1"), "allow[0] has ports");
+        assertEquals(Outcome.DENY, decide(policy, "uploads.example.org", 443, "GET", "/api/v1"), "deny[0] before allow[0]");
+    }
+
+    @Test
+    void minimalFileTakesEveryDefault() {
+        Path file = resource("good/minimal.yaml");
+        MesaConfig config = loadOk(file, Overrides.NONE);
+        Path caDir = file.toAbsolutePath().getParent().resolve(".mesa-egress");
+
+        assertEquals("P1", config.profile().name());
+        assertEquals("N1", config.egress().name(), "the profile's first class");
+        assertEquals(new HostAndPort("127.0.0.1", 3128), config.listen());
+        assertEquals(new HostAndPort("127.0.0.1", 9090), config.admin());
+        assertEquals(List.of(), config.allow());
+        assertEquals(List.of(), config.deny());
+        assertEquals(new MesaConfig.Network(List.of(), Duration.ofSeconds(5), Duration.ofSeconds(10)), config.network());
+        assertEquals(new MesaConfig.Tls(caDir.resolve("ca.pem"), caDir.resolve("ca.key"), null, InterceptMode.AUTO), config.tls());
+        assertEquals(List.of(), config.credentials());
+        assertNull(config.broker());
+        assertEquals(new MesaConfig.Audit("stdout"), config.audit());
+        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60)), config.limits());
+    }
+
+    @Test
+    void withoutAFileServesP1WithACaInTheWorkingDirectory() throws Exception {
+        MesaConfig config = loadOk(null, Overrides.NONE);
+        Path caDir = Path.of("").toAbsolutePath().resolve(".mesa-egress");
+
+        assertNull(config.source());
+        assertEquals("P1", config.profile().name());
+        assertEquals("N1", config.egress().name());
+        assertEquals("127.0.0.1:3128", config.listen().toString());
+        assertEquals("127.0.0.1:9090", config.admin().toString());
+        assertEquals(caDir.resolve("ca.pem"), config.tls().caCert());
+        assertEquals(caDir.resolve("ca.key"), config.tls().caKey());
+        assertEquals(Outcome.ALLOW, decide(config.policy(), "github.com", 443, null, null));
+    }
+
+    @Test
+    void ruleDefaultsAndSpellings() throws Exception {
+        MesaConfig config = loadOk(write("rules.yaml", String.join("\n",
+                "version: 1",
+                "allow:",
+                "  - host: GitHub.IO.",
+                "  - host: 203.0.113.0/24",
+                "    ports: [8443, 8443]",
+                "deny:",
+                "  - host: evil.github.io",
+                "    ports: [443]",
+                "")), Overrides.NONE);
+
+        assertEquals(List.of("allow[0]", "allow[1]"), config.allow().stream().map(Rule::name).collect(Collectors.toList()));
+        assertEquals("github.io", config.allow().get(0).host().toString(), "canonical spelling");
+        assertEquals(Set.of(80, 443), config.allow().get(0).ports());
+        assertEquals(Set.of(8443), config.allow().get(1).ports());
+        assertEquals(Set.of(443), config.deny().get(0).ports());
+        assertEquals(Outcome.ALLOW, decide(config.policy(), "203.0.113.9", 8443, null, null));
+    }
+
+    @Test
+    void relativePathsResolveAgainstTheFilesDirectory() throws Exception {
+        Path file = write("paths.yaml", String.join("\n",
+                "version: 1",
+                "tls:",
+                "  ca_cert: certs/ca.pem",
+                "  ca_key: certs/ca.key",
+                "  upstream_ca: ../trust/upstream.pem",
+                "  intercept: all",
+                "audit:",
+                "  sink: logs/audit.jsonl",
+                ""));
+        MesaConfig config = loadOk(file, Overrides.NONE);
+
+        assertEquals(dir.resolve("certs/ca.pem"), config.tls().caCert());
+        assertEquals(dir.resolve("certs/ca.key"), config.tls().caKey());
+        assertEquals(dir.getParent().resolve("trust/upstream.pem"), config.tls().upstreamCa());
+        assertEquals(InterceptMode.ALL, config.tls().intercept());
+        assertEquals(dir.resolve("logs/audit.jsonl").toString(), config.audit().sink());
+    }
+
+    @Test
+    void settingsInEveryUnit() throws Exception {
+        MesaConfig config = loadOk(write("units.yaml", String.join("\n",
+                "version: 1",
+                "network:",
+                "  allow_private: [127.0.0.1/32, \"fd00::/8\"]",
+                "  dns_timeout: 250ms",
+                "  connect_timeout: 1m",
+                "limits:",
+                "  max_connections: 10",
+                "  max_header_bytes: 1024",
+                "  header_timeout: 2s",
+                "  idle_timeout: 1h",
+                "")), Overrides.NONE);
+
+        assertEquals(List.of("127.0.0.1/32", "fd00::/8"), config.network().allowPrivate().stream().map(Object::toString).collect(Collectors.toList()));
+        assertEquals(Duration.ofMillis(250), config.network().dnsTimeout());
+        assertEquals(Duration.ofMinutes(1), config.network().connectTimeout());
+        assertEquals(new MesaConfig.Limits(10, 1024, Duration.ofSeconds(2), Duration.ofHours(1)), config.limits());
+    }
+
+    @Test
+    void credentialDefaultsAndAHostListedUnderAllow() throws Exception {
+        MesaConfig config = loadOk(write("credentials.yaml", String.join("\n",
+                "version: 1",
+                "profile: P3",
+                "allow:",
+                "  - host: api.openai.com",
+                "    ports: [443]",
+                "  - host: \"*.example.org\"",
+                "credentials:",
+                "  - name: openai",
+                "    hosts: [api.openai.com]",
+                "    secret: \"env:OPENAI_API_KEY\"",
+                "  - name: example_2",
+                "    hosts: [\"*.api.example.org\", \"kc.cyverse.org\"]",
+                "    secret: \"file:/run/secrets/example\"",
+                "    methods: [GET]",
+                "    paths: [\"/v1/**\"]",
+                "    allow_plaintext: true",
+                "")), Overrides.NONE);
+
+        CredentialSpec openai = config.credentials().get(0);
+        assertEquals(Set.of(443), openai.ports());
+        assertEquals("Bearer {secret}", openai.format());
+        assertNull(openai.sentinel());
+        assertNull(openai.header());
+        assertFalse(openai.allowPlaintext());
+        assertEquals(new SecretRef("env", "OPENAI_API_KEY", null), openai.secret());
+        CredentialSpec example = config.credentials().get(1);
+        assertEquals(Set.of("GET"), example.methods());
+        assertTrue(example.allowPlaintext());
+        assertEquals(new SecretRef("file", "/run/secrets/example", null), example.secret());
+    }
+
+    @Test
+    void credentialsUnderN0ReachAnyPublicHost() throws Exception {
+        MesaConfig config = loadOk(write("n0.yaml", String.join("\n",
+                "version: 1",
+                "profile: P1",
+                "egress: N0",
+                "credentials:",
+                "  - name: anything",
+                "    hosts: [\"api.openai.com\", \"*.example.net\"]",
+                "    secret: \"env:TOKEN\"",
+                "")), Overrides.NONE);
+
+        assertEquals("N0", config.egress().name());
+        assertTrue(config.egress().anyPublicHost());
+    }
+
+    @Test
+    void p4MayChooseN3WithoutAllowEntries() throws Exception {
+        MesaConfig config = loadOk(write("n3.yaml", "version: 1\nprofile: P4\negress: N3\nallow: []\n"), Overrides.NONE);
+
+        assertEquals("N3", config.egress().name());
+        assertEquals(Outcome.DENY, decide(config.policy(), "kc.cyverse.org", 443, null, null), "nothing leaves");
+    }
+
+    @Test
+    void brokerMethodsAndTheirDefaults() throws Exception {
+        String head = "version: 1\nbroker:\n  openbao:\n    address: http://127.0.0.1:8200\n    auth:\n";
+        MesaConfig.Broker kubernetes = loadOk(write("k.yaml", head + "      method: kubernetes\n      role: agent\n"), Overrides.NONE).broker();
+        MesaConfig.Broker jwt = loadOk(write("j.yaml", head + "      method: jwt\n      role: agent\n      jwt_file: kc.jwt\n"), Overrides.NONE).broker();
+        MesaConfig.Broker token = loadOk(write("t.yaml", head + "      method: token\n      token_file: /run/bao-token\n      mount: custom\n"), Overrides.NONE).broker();
+        MesaConfig.Broker wrapped = loadOk(write("w.yaml", head + "      method: wrapped\n      wrapped_token_file: wrapped\n"), Overrides.NONE).broker();
+
+        assertEquals(new MesaConfig.Broker.Auth("kubernetes", "kubernetes", "agent",
+                Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null), kubernetes.auth());
+        assertEquals("", kubernetes.namespace());
+        assertEquals(new MesaConfig.Broker.Auth("jwt", "jwt", "agent", dir.resolve("kc.jwt"), null, null), jwt.auth());
+        assertEquals(new MesaConfig.Broker.Auth("token", "custom", null, null, Path.of("/run/bao-token"), null), token.auth());
+        assertEquals(new MesaConfig.Broker.Auth("wrapped", "wrapped", null, null, null, dir.resolve("wrapped")), wrapped.auth());
+    }
+
+    @Test
+    void aProfileFileGivenByPathRelativeToTheConfig() {
+        MesaConfig config = loadOk(resource("good/site-profile.yaml"), Overrides.NONE);
+
+        assertEquals("site-gpu", config.profile().name());
+        assertEquals("Site GPU", config.profile().title());
+        assertEquals("N2", config.egress().name(), "its first class");
+    }
+}

@@ -1,0 +1,170 @@
+package org.cyverse.mesa.egress.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.cyverse.mesa.egress.config.ConfigLoader;
+import org.cyverse.mesa.egress.config.ConfigResult;
+import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.cyverse.mesa.egress.proxy.AuditLog;
+import org.cyverse.mesa.egress.proxy.HostResolver;
+import org.cyverse.mesa.egress.proxy.ProxyServer;
+
+/**
+ * The real proxy, started on port 0 (proxy and admin) from a real config file, with its audit
+ * log captured in memory. Test configs add {@code network.allow_private: [127.0.0.1/32]} so
+ * loopback upstreams are reachable, and nothing else.
+ */
+public final class ProxyFixture implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final Path configFile;
+    private final AuditBuffer auditOut = new AuditBuffer();
+    private final ProxyServer server;
+
+    private ProxyFixture(Path dir, Path configFile, HostResolver resolver) throws IOException {
+        this.dir = dir;
+        this.configFile = configFile;
+        ConfigResult result = loader().load(configFile, Overrides.NONE);
+        assertTrue(result.ok(), () -> "test config invalid: " + result.problems());
+        this.server = new ProxyServer(result.config(), resolver, new AuditLog(auditOut, false));
+        server.start();
+    }
+
+    /** A config file of {@code version: 1} with the test defaults and then {@code yaml}. */
+    public static String config(String yaml) {
+        return "version: 1\nlisten: 127.0.0.1:0\nadmin: 127.0.0.1:0\n" + yaml;
+    }
+
+    /** Starts a proxy with {@code yaml} (see {@link #config}); the system resolver. */
+    public static ProxyFixture start(String yaml) throws IOException {
+        return start(yaml, HostResolver.SYSTEM);
+    }
+
+    public static ProxyFixture start(String yaml, HostResolver resolver) throws IOException {
+        Path dir = Files.createTempDirectory("mesa-egress-test");
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, config(yaml));
+        return new ProxyFixture(dir, file, resolver);
+    }
+
+    public static ConfigLoader loader() {
+        return new ConfigLoader(ProfileCatalog.bundled());
+    }
+
+    public ProxyServer server() {
+        return server;
+    }
+
+    public Path configFile() {
+        return configFile;
+    }
+
+    /** Rewrites the config file (same test defaults) without reloading. */
+    public void rewriteConfig(String yaml) throws IOException {
+        Files.writeString(configFile, config(yaml));
+    }
+
+    public int port() {
+        return server.proxyAddress().getPort();
+    }
+
+    public int adminPort() {
+        return server.adminAddress().getPort();
+    }
+
+    /** A JDK HttpClient whose every request goes through this proxy. */
+    public HttpClient client() {
+        return HttpClient.newBuilder()
+                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port())))
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+    }
+
+    /** GET on the admin port. */
+    public HttpResponse<String> admin(String path) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort() + path)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Waits (at most 5 s) until at least {@code count} audit records were written, and returns all. */
+    public List<JsonNode> awaitAudit(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<JsonNode> records = auditRecords();
+        while (records.size() < count && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            records = auditRecords();
+        }
+        assertTrue(records.size() >= count, "expected " + count + " audit records, got " + records);
+        return records;
+    }
+
+    /** The audit records written so far. */
+    public List<JsonNode> auditRecords() {
+        List<JsonNode> records = new ArrayList<>();
+        for (String line : auditOut.text().split("\n")) {
+            if (!line.isBlank()) {
+                try {
+                    records.add(JSON.readTree(line));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("audit line is not JSON: " + line, e);
+                }
+            }
+        }
+        return records;
+    }
+
+    /** The raw audit log text. */
+    public String auditText() {
+        return auditOut.text();
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** A thread-safe in-memory sink. */
+    private static final class AuditBuffer extends OutputStream {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        @Override
+        public synchronized void write(int b) {
+            bytes.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            bytes.write(b, off, len);
+        }
+
+        synchronized String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+    }
+}
