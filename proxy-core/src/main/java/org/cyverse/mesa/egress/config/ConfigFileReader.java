@@ -27,9 +27,11 @@ final class ConfigFileReader {
     /**
      * Parsed flags; each {@code null} when not given or invalid.
      *
-     * @param invalid whether any flag was invalid (then nothing the flags decide is checked)
+     * @param profileInvalid whether {@code --profile} was given but invalid: then neither the
+     *     class nor the credentials can be judged, and guessing a profile would report problems
+     *     that are not there
      */
-    record Flags(Profile profile, HostAndPort listen, HostAndPort admin, boolean invalid) {}
+    record Flags(Profile profile, HostAndPort listen, HostAndPort admin, boolean profileInvalid) {}
 
     private final ProfileCatalog catalog;
     private final MapReader root;
@@ -126,6 +128,7 @@ final class ConfigFileReader {
     /** The file's profile is checked even when --profile overrides it. */
     private Profile profile() {
         Profile fromFile = null;
+        boolean fileBroken = false;
         String text = root.string("profile");
         if (text != null) {
             String resolved = ProfileCatalog.isPath(text) ? base.resolve(text).normalize().toString() : text;
@@ -133,15 +136,15 @@ final class ConfigFileReader {
                 fromFile = catalog.profile(resolved);
             } catch (IllegalArgumentException e) {
                 root.problem("profile", e.getMessage());
-                return null;
+                fileBroken = true;
             }
-        } else if (root.present("profile")) {
-            return null; // a wrong type, already reported
+        } else {
+            fileBroken = root.present("profile"); // a wrong type, already reported
         }
         if (flags.profile() != null) {
             return flags.profile();
         }
-        if (flags.invalid()) {
+        if (flags.profileInvalid() || fileBroken) {
             return null;
         }
         return fromFile != null ? fromFile : catalog.profile(DEFAULT_PROFILE);

@@ -40,11 +40,11 @@ public final class ConfigLoader {
     public ConfigResult load(Path file, Overrides overrides) {
         Overrides flags = overrides == null ? Overrides.NONE : overrides;
         List<ConfigProblem> flagProblems = new ArrayList<>();
-        ConfigFileReader.Flags parsed = new ConfigFileReader.Flags(
-                flags.profile() == null ? null : flagProfile(flags.profile(), flagProblems),
+        Profile profile = flags.profile() == null ? null : flagProfile(flags.profile(), flagProblems);
+        ConfigFileReader.Flags parsed = new ConfigFileReader.Flags(profile,
                 flags.listen() == null ? null : flagAddress("--listen", flags.listen(), flagProblems),
                 flags.admin() == null ? null : flagAddress("--admin", flags.admin(), flagProblems),
-                !flagProblems.isEmpty());
+                flags.profile() != null && profile == null);
 
         Problems problems = new Problems(file == null ? "(defaults)" : file.toString());
         MapReader root;
@@ -105,14 +105,14 @@ public final class ConfigLoader {
             problems.add(e.line(), "yaml", e.getMessage());
             return null;
         }
-        if (tree == null || (tree instanceof YamlNode.Scalar && ((YamlNode.Scalar) tree).isEmpty())) {
+        if (tree == null || (tree instanceof YamlNode.Scalar scalar && scalar.isEmpty())) {
             problems.add(1, "file", "is empty; a config file is a map that starts with version: 1");
             return null;
         }
-        if (!(tree instanceof YamlNode.MapNode)) {
+        if (!(tree instanceof YamlNode.MapNode map)) {
             problems.add(tree.line(), "file", "expected a map of settings (version: 1, profile: ...), got " + tree.describe());
             return null;
         }
-        return new MapReader((YamlNode.MapNode) tree, "", problems, ConfigFileReader.KEYS);
+        return new MapReader(map, "", problems, ConfigFileReader.KEYS);
     }
 }

@@ -73,7 +73,7 @@ final class CredentialScope {
             return "is not covered by a " + (pattern.contains("/") ? "CIDR" : "*.suffix") + " rule on " + portText;
         }
         Decision last = null;
-        for (int port : ports) {
+        for (int port : new TreeSet<>(ports)) {
             try {
                 Decision decision = policy.decide(Target.tunnel(Destination.parse(pattern, port)));
                 if (decision.outcome() != Decision.Outcome.DENY) {

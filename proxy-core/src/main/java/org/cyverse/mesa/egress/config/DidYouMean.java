@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.config;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -31,6 +32,15 @@ final class DidYouMean {
         }
         int allowed = word.length() <= 4 ? 1 : 2;
         return best != null && !tie && bestDistance <= allowed ? Optional.of(best) : Optional.empty();
+    }
+
+    /** The message for an unknown key: a suggestion when one is clear, else the keys known there. */
+    static String unknownKey(String key, List<String> known) {
+        Optional<String> suggestion = closest(key, known);
+        if (suggestion.isPresent()) {
+            return "unknown key; did you mean \"" + suggestion.get() + "\"?";
+        }
+        return known.isEmpty() ? "unknown key" : "unknown key (known here: " + String.join(", ", known) + ")";
     }
 
     private static String normalize(String word) {

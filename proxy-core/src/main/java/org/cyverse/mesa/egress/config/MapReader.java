@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Typed, line-aware access to one YAML map of the config file. Every accessor reports what is
@@ -35,7 +34,7 @@ final class MapReader {
         this.problems = problems;
         for (YamlNode.Entry entry : node.entries()) {
             if (!known.contains(entry.key())) {
-                problems.add(entry.keyLine(), key(entry.key()), unknownKey(entry.key(), known));
+                problems.add(entry.keyLine(), key(entry.key()), DidYouMean.unknownKey(entry.key(), known));
                 continue;
             }
             YamlNode.Entry first = entries.putIfAbsent(entry.key(), entry);
@@ -57,19 +56,11 @@ final class MapReader {
      * @return {@code null} when the item is not a map
      */
     static MapReader item(YamlNode item, String path, Problems problems, List<String> known, String example) {
-        if (item instanceof YamlNode.MapNode) {
-            return new MapReader((YamlNode.MapNode) item, path, problems, known);
+        if (item instanceof YamlNode.MapNode map) {
+            return new MapReader(map, path, problems, known);
         }
         problems.add(item.line(), path, "expected a map such as " + example + ", got " + item.describe());
         return null;
-    }
-
-    private static String unknownKey(String key, List<String> known) {
-        Optional<String> suggestion = DidYouMean.closest(key, known);
-        if (suggestion.isPresent()) {
-            return "unknown key; did you mean \"" + suggestion.get() + "\"?";
-        }
-        return known.isEmpty() ? "unknown key" : "unknown key (known here: " + String.join(", ", known) + ")";
     }
 
     Problems problems() {
@@ -79,11 +70,6 @@ final class MapReader {
     /** The dotted path of {@code k} in this map, e.g. {@code limits.idle_timeout}. */
     String key(String k) {
         return path.isEmpty() ? k : path + "." + k;
-    }
-
-    /** The line where this map starts. */
-    int line() {
-        return line;
     }
 
     /**
@@ -117,7 +103,7 @@ final class MapReader {
             return null;
         }
         YamlNode value = entry.value();
-        return value instanceof YamlNode.Scalar && ((YamlNode.Scalar) value).kind() == YamlNode.Kind.NULL ? null : value;
+        return value instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Kind.NULL ? null : value;
     }
 
     /**
@@ -129,8 +115,8 @@ final class MapReader {
         if (value == null) {
             return null;
         }
-        if (value instanceof YamlNode.Scalar) {
-            return ((YamlNode.Scalar) value).text();
+        if (value instanceof YamlNode.Scalar scalar) {
+            return scalar.text();
         }
         problem(k, "expected a string, got " + value.describe());
         return null;
@@ -161,8 +147,8 @@ final class MapReader {
         if (value == null) {
             return fallback;
         }
-        if (value instanceof YamlNode.Scalar && ((YamlNode.Scalar) value).kind() == YamlNode.Kind.BOOLEAN) {
-            return (Boolean) ((YamlNode.Scalar) value).value();
+        if (value instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Kind.BOOLEAN) {
+            return (Boolean) scalar.value();
         }
         problem(k, "expected true or false, got " + value.describe());
         return fallback;
@@ -189,14 +175,14 @@ final class MapReader {
 
     /** The value of an integer scalar, saturated to the long range; {@code null} for any other node. */
     static Long wholeNumber(YamlNode value) {
-        if (!(value instanceof YamlNode.Scalar) || ((YamlNode.Scalar) value).kind() != YamlNode.Kind.INTEGER) {
+        if (!(value instanceof YamlNode.Scalar scalar) || scalar.kind() != YamlNode.Kind.INTEGER) {
             return null;
         }
-        Object number = ((YamlNode.Scalar) value).value();
-        if (number instanceof BigInteger) {
-            return ((BigInteger) number).signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        Object number = scalar.value();
+        if (number instanceof BigInteger big) {
+            return big.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
-        return number instanceof Number ? ((Number) number).longValue() : null;
+        return number instanceof Number n ? n.longValue() : null;
     }
 
     /** A duration such as {@code 5s} (see {@link Durations}). */
@@ -247,8 +233,8 @@ final class MapReader {
         if (value == null || isEmptyScalar(value)) {
             return null;
         }
-        if (value instanceof YamlNode.MapNode) {
-            return new MapReader((YamlNode.MapNode) value, key(k), problems, known);
+        if (value instanceof YamlNode.MapNode map) {
+            return new MapReader(map, key(k), problems, known);
         }
         problem(k, "expected a map of " + String.join(", ", known) + ", got " + value.describe());
         return null;
@@ -276,11 +262,11 @@ final class MapReader {
         if (value == null || isEmptyScalar(value)) {
             return null;
         }
-        if (value instanceof YamlNode.ListNode) {
-            return ((YamlNode.ListNode) value).items();
+        if (value instanceof YamlNode.ListNode list) {
+            return list.items();
         }
         problem(k, "expected a list, got " + value.describe()
-                + (ofScalars && value instanceof YamlNode.Scalar ? "; write [" + ((YamlNode.Scalar) value).text() + "]" : ""));
+                + (ofScalars && value instanceof YamlNode.Scalar scalar ? "; write [" + scalar.text() + "]" : ""));
         return null;
     }
 
@@ -292,8 +278,8 @@ final class MapReader {
         }
         List<Text> texts = new ArrayList<>(items.size());
         for (YamlNode item : items) {
-            if (item instanceof YamlNode.Scalar && ((YamlNode.Scalar) item).kind() != YamlNode.Kind.NULL) {
-                texts.add(new Text(((YamlNode.Scalar) item).text(), item.line()));
+            if (item instanceof YamlNode.Scalar scalar && scalar.kind() != YamlNode.Kind.NULL) {
+                texts.add(new Text(scalar.text(), item.line()));
             } else {
                 problems.add(item.line(), key(k), "expected a string in the list, got " + item.describe());
             }
@@ -302,6 +288,6 @@ final class MapReader {
     }
 
     private static boolean isEmptyScalar(YamlNode value) {
-        return value instanceof YamlNode.Scalar && ((YamlNode.Scalar) value).isEmpty();
+        return value instanceof YamlNode.Scalar scalar && scalar.isEmpty();
     }
 }

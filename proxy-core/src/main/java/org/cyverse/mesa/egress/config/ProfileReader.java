@@ -101,12 +101,12 @@ final class ProfileReader {
             problems.add(e.line(), "yaml", e.getMessage());
             throw failure(problems);
         }
-        if (!(root instanceof YamlNode.MapNode)) {
+        if (!(root instanceof YamlNode.MapNode map)) {
             problems.add(root == null ? 1 : root.line(), "file", "expected a map of " + String.join(", ", keys)
                     + (root == null ? ", got an empty file" : ", got " + root.describe()));
             throw failure(problems);
         }
-        return new MapReader((YamlNode.MapNode) root, "", problems, keys);
+        return new MapReader(map, "", problems, keys);
     }
 
     private static String name(MapReader file) {

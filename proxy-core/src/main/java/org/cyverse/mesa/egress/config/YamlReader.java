@@ -56,8 +56,9 @@ final class YamlReader {
             int line = location == null ? 0 : Math.max(location.getLineNr(), 0);
             String column = location == null || location.getColumnNr() <= 0 ? "" : " (column " + location.getColumnNr() + ")";
             throw new SyntaxException(line, firstLine(e.getOriginalMessage()) + column);
-        } catch (IOException e) {
-            throw new SyntaxException(0, String.valueOf(e.getMessage()));
+        } catch (IOException | RuntimeException e) {
+            // validate must name a problem, never print a stack trace, whatever the parser throws.
+            throw new SyntaxException(0, "cannot be parsed: " + e.getMessage());
         }
     }
 
@@ -84,7 +85,7 @@ final class YamlReader {
             case VALUE_STRING:
                 // Jackson hands an alias (*name) over as the string "name": refuse it rather than
                 // let a reference silently become a literal.
-                if (parser instanceof YAMLParser && ((YAMLParser) parser).isCurrentAlias()) {
+                if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
                     throw new SyntaxException(line, "YAML aliases (*" + parser.getText() + ") are not supported; write the value out");
                 }
                 return new YamlNode.Scalar(YamlNode.Kind.STRING, parser.getText(), parser.getText(), line);

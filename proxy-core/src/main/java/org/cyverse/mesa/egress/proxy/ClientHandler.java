@@ -108,7 +108,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
                 arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
             }
         } else if (evt == ProxyContext.DRAIN) {
-            if (!busy && !headStarted) {
+            if (forward == null && !busy && !headStarted) {
                 ctx.close();
             }
         } else {

@@ -84,6 +84,7 @@ class BrokenConfigTest {
             credential-host-not-allowed.yaml | 5: credentials[0].hosts: | api.openai.com is not allowed on port 443 in profile P3, egress class N2 (CyVerse-only); add an allow entry
             credential-host-denied.yaml | 6: credentials[0].hosts: | api.github.com is refused by deny[0]
             credential-port-not-allowed.yaml | 4: credentials[0].hosts: | api.github.com is allowed, but not on port 8443
+            credential-cidr-not-covered.yaml | 7: credentials[0].hosts: | 10.0.0.0/8 is not covered by a CIDR rule on port 443
             credential-wildcard-not-covered.yaml | 6: credentials[0].hosts: | *.example.org is not covered by a *.suffix rule on port 443
             broker-openbao-missing.yaml | 3: broker.openbao: | is required under broker
             broker-address-missing.yaml | 4: broker.openbao.address: | is required

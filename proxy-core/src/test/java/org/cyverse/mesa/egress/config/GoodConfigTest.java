@@ -235,6 +235,24 @@ class GoodConfigTest {
     }
 
     @Test
+    void credentialHostsCoveredByWiderAllowEntries() throws Exception {
+        MesaConfig config = loadOk(write("covered.yaml", String.join("\n",
+                "version: 1",
+                "allow:",
+                "  - host: 10.0.0.0/8",
+                "  - host: \"*.example.org\"",
+                "    ports: [443, 8443]",
+                "credentials:",
+                "  - name: internal",
+                "    hosts: [10.1.0.0/16, 10.2.3.4, \"*.api.example.org\", \"*.example.org\"]",
+                "    ports: [443, 9443]",
+                "    secret: \"env:INTERNAL_TOKEN\"",
+                "")), Overrides.NONE);
+
+        assertEquals(4, config.credentials().get(0).hosts().size());
+    }
+
+    @Test
     void credentialsUnderN0ReachAnyPublicHost() throws Exception {
         MesaConfig config = loadOk(write("n0.yaml", String.join("\n",
                 "version: 1",

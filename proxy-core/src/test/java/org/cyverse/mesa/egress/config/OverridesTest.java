@@ -5,6 +5,7 @@ import static org.cyverse.mesa.egress.config.ConfigFixtures.load;
 import static org.cyverse.mesa.egress.config.ConfigFixtures.loadOk;
 import static org.cyverse.mesa.egress.config.ConfigFixtures.resource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -89,5 +90,23 @@ class OverridesTest {
                 "bad.yaml:2: profile: unknown profile \"P9\"; valid: P0, P1, P2, P3, P4, or the path of a profile file (*.yaml)",
                 "bad.yaml:3: listen: expected HOST:PORT, got \"nowhere\""),
                 lines(result, file));
+    }
+
+    @Test
+    void aBadAddressFlagDoesNotHideTheFilesProblems() throws IOException {
+        Path file = Files.writeString(dir.resolve("scope.yaml"), String.join("\n",
+                "version: 1",
+                "profile: P3",
+                "credentials:",
+                "  - name: openai",
+                "    hosts: [api.openai.com]",
+                "    secret: \"env:OPENAI_API_KEY\"",
+                ""));
+        ConfigResult result = load(file, new Overrides(null, "3128", null));
+
+        List<String> problems = lines(result, file);
+        assertEquals(2, problems.size(), problems::toString);
+        assertEquals("command line:0: --listen: expected HOST:PORT, got \"3128\"", problems.get(0));
+        assertTrue(problems.get(1).startsWith("scope.yaml:5: credentials[0].hosts: api.openai.com is not allowed on port 443"), problems.get(1));
     }
 }

@@ -1,0 +1,130 @@
+package org.cyverse.mesa.egress.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Reloading the config file into the running proxy, and stopping it gracefully. */
+class ReloadAndStopTest {
+
+    private HttpServer upstream;
+    private final CountDownLatch slowStarted = new CountDownLatch(1);
+
+    @BeforeEach
+    void start() throws IOException {
+        upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        upstream.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        upstream.createContext("/fast", exchange -> answer(exchange, "fast"));
+        upstream.createContext("/slow", exchange -> {
+            slowStarted.countDown();
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            answer(exchange, "slow but complete");
+        });
+        upstream.start();
+    }
+
+    private static void answer(com.sun.net.httpserver.HttpExchange exchange, String text) throws IOException {
+        byte[] body = text.getBytes();
+        exchange.sendResponseHeaders(200, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        upstream.stop(0);
+    }
+
+    private String allowing(int port) {
+        return "profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + port + "]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n";
+    }
+
+    private int get(ProxyFixture proxy, String path) throws Exception {
+        return proxy.client().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + path))
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    @Test
+    void aValidReloadAppliesAndAnInvalidOneIsRefusedKeepingTheOldConfig() throws Exception {
+        int port = upstream.getAddress().getPort();
+        try (ProxyFixture proxy = ProxyFixture.start("profile: P2\nnetwork:\n  allow_private: [\"127.0.0.1/32\"]\n");
+                ConfigReloader reloader = new ConfigReloader(proxy.configFile(), ProxyFixture.loader(), Overrides.NONE, proxy.server())) {
+            assertEquals(403, get(proxy, "/fast"));
+
+            proxy.rewriteConfig(allowing(port));
+            assertTrue(reloader.reloadNow());
+            assertEquals(200, get(proxy, "/fast"));
+
+            proxy.rewriteConfig(allowing(port) + "limits:\n  max_connections: many\n");
+            assertFalse(reloader.reloadNow());
+            assertEquals(200, get(proxy, "/fast"), "the running config stays after a refused reload");
+
+            String metrics = proxy.admin("/metrics").body();
+            assertTrue(metrics.contains("mesa_egress_config_reloads_total{outcome=\"success\"} 1.0"), metrics);
+            assertTrue(metrics.contains("mesa_egress_config_reloads_total{outcome=\"failure\"} 1.0"), metrics);
+        }
+    }
+
+    @Test
+    void aChangedFileOnDiskIsReloadedWithoutASignal() throws Exception {
+        int port = upstream.getAddress().getPort();
+        try (ProxyFixture proxy = ProxyFixture.start("profile: P2\nnetwork:\n  allow_private: [\"127.0.0.1/32\"]\n");
+                ConfigReloader reloader = new ConfigReloader(proxy.configFile(), ProxyFixture.loader(), Overrides.NONE, proxy.server())) {
+            reloader.watch(50);
+            assertEquals(403, get(proxy, "/fast"));
+            Files.writeString(proxy.configFile(), ProxyFixture.config(allowing(port)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            int status = 403;
+            while (status != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                status = get(proxy, "/fast");
+            }
+            assertEquals(200, status);
+        }
+    }
+
+    @Test
+    void gracefulStopLetsTheRequestInFlightFinishAndRefusesNewConnections() throws Exception {
+        try (ProxyFixture proxy = ProxyFixture.start(allowing(upstream.getAddress().getPort()))) {
+            CompletableFuture<HttpResponse<String>> inFlight = proxy.client().sendAsync(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/slow")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(slowStarted.await(5, TimeUnit.SECONDS));
+
+            boolean drained = proxy.server().stop(Duration.ofSeconds(10));
+
+            HttpResponse<String> response = inFlight.get(5, TimeUnit.SECONDS);
+            assertEquals(200, response.statusCode());
+            assertEquals("slow but complete", response.body());
+            assertTrue(drained);
+            assertThrows(ConnectException.class, () -> new java.net.Socket("127.0.0.1", proxy.port()).close());
+            assertEquals(1, proxy.awaitAudit(1).size());
+        }
+    }
+}
