@@ -56,7 +56,7 @@ final class TunnelSetup {
         Decision decision = state.config().policy().decide(Target.tunnel(destination));
         exchange.rule = decision.rule();
         if (decision.outcome() == Decision.Outcome.NEEDS_INSPECTION) {
-            client.refuse(exchange, Refusals.of(Reason.METHOD_NOT_ALLOWED, destination.host(), state.profile(),
+            client.refuse(exchange, Refusals.of(decision.reason(), destination.host(), state.profile(),
                     "rule " + decision.rule()).withHint("the rules for " + destination.host()
                     + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept)"), true);
             return;

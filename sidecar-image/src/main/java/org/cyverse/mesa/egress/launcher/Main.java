@@ -1,8 +1,73 @@
 package org.cyverse.mesa.egress.launcher;
 
-/** Entry point of {@code bin/mesa-egress}. */
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Entry point of {@code bin/mesa-egress}: {@code run}, {@code check}, {@code validate},
+ * {@code version} (SPEC.md "Command line"). Exit codes: 0 success (allow, for {@code check}),
+ * 2 bad config or input, 3 deny (for {@code check}), 1 an unexpected failure.
+ */
 public final class Main {
+
+    static final int OK = 0;
+    static final int FAILURE = 1;
+    static final int BAD_INPUT = 2;
+    static final int DENY = 3;
+
+    static final String USAGE = String.join("\n",
+            "usage: mesa-egress COMMAND [options]",
+            "",
+            "  run [--config FILE] [--profile P0..P4|FILE] [--listen HOST:PORT] [--admin HOST:PORT]",
+            "        serve until SIGTERM/SIGINT, then drain and exit (SIGHUP reloads the config file)",
+            "  check [--config FILE] [--profile P] [--method M] URL",
+            "        print the decision for URL as JSON, without sending anything (exit 0 allow, 3 deny)",
+            "  validate FILE",
+            "        check a config file; one line per problem: FILE:LINE: key: message",
+            "  version",
+            "        print the version",
+            "");
+
+    private Main() {}
+
     public static void main(String[] args) {
-        System.exit(2);
+        LogSetup.install();
+        System.exit(run(Arrays.asList(args), System.out, System.err));
+    }
+
+    /** Runs one command; returns its exit code. */
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.isEmpty() || args.get(0).equals("help") || args.get(0).equals("--help") || args.get(0).equals("-h")) {
+            (args.isEmpty() ? err : out).print(USAGE);
+            return args.isEmpty() ? BAD_INPUT : OK;
+        }
+        List<String> rest = args.subList(1, args.size());
+        try {
+            switch (args.get(0)) {
+                case "run":
+                    return RunCommand.run(rest, err);
+                case "check":
+                    return CheckCommand.run(rest, out, err);
+                case "validate":
+                    return ValidateCommand.run(rest, out, err);
+                case "version":
+                case "--version":
+                    out.println("mesa-egress " + version());
+                    return OK;
+                default:
+                    err.println("mesa-egress: unknown command \"" + args.get(0) + "\"\n");
+                    err.print(USAGE);
+                    return BAD_INPUT;
+            }
+        } catch (Args.UsageException e) {
+            err.println("mesa-egress " + args.get(0) + ": " + e.getMessage());
+            return BAD_INPUT;
+        }
+    }
+
+    static String version() {
+        String v = Main.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
     }
 }

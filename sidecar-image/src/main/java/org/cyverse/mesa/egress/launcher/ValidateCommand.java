@@ -1,0 +1,36 @@
+package org.cyverse.mesa.egress.launcher;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.cyverse.mesa.egress.config.ConfigLoader;
+import org.cyverse.mesa.egress.config.ConfigProblem;
+import org.cyverse.mesa.egress.config.ConfigResult;
+import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.config.ProfileCatalog;
+
+/** {@code validate FILE}: 0 valid, 2 invalid with one {@code FILE:LINE: key: message} line per problem. */
+final class ValidateCommand {
+
+    private ValidateCommand() {}
+
+    static int run(List<String> rest, PrintStream out, PrintStream err) throws Args.UsageException {
+        Args args = Args.parse(rest, Set.of());
+        if (args.positional.size() != 1) {
+            throw new Args.UsageException("takes exactly one FILE");
+        }
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(Path.of(args.positional.get(0)), Overrides.NONE);
+        if (!result.ok()) {
+            for (ConfigProblem problem : result.problems()) {
+                out.println(problem);
+            }
+            return Main.BAD_INPUT;
+        }
+        MesaConfig c = result.config();
+        out.println(args.positional.get(0) + ": valid: profile " + c.profile().name() + ", egress " + c.egress().name()
+                + ", " + c.allow().size() + " allow, " + c.deny().size() + " deny, " + c.credentials().size() + " credentials");
+        return Main.OK;
+    }
+}

@@ -1,0 +1,119 @@
+package org.cyverse.mesa.egress.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commands of SPEC.md "Command line", their output and exit codes. */
+class MainTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return Main.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void checkAllowsAnN1HostAndPrintsOneJsonObject() throws Exception {
+        assertEquals(0, run("check", "--profile", "P2", "https://api.github.com/repos/x"));
+        JsonNode json = new ObjectMapper().readTree(out());
+        assertEquals("allow", json.get("decision").asText());
+        assertEquals("allowed", json.get("reason").asText());
+        assertEquals("class N1: api.github.com", json.get("rule").asText());
+        assertEquals("tunnel", json.get("mode").asText());
+        assertTrue(json.get("credential").isNull());
+    }
+
+    @Test
+    void checkDeniesMetadataWithExit3() throws Exception {
+        assertEquals(3, run("check", "--profile", "P2", "http://169.254.169.254/latest"));
+        assertEquals("host_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
+
+        out.reset();
+        assertEquals(3, run("check", "--profile", "P0", "http://0xa9fea9fe/"));
+        JsonNode json = new ObjectMapper().readTree(out());
+        assertEquals("address_not_allowed", json.get("reason").asText());
+        assertEquals("169.254.169.254", json.get("host").asText());
+    }
+
+    @Test
+    void checkWithAConfigFileUsesItsAllowList() throws Exception {
+        Path config = dir.resolve("c.yaml");
+        Files.writeString(config, "version: 1\nprofile: P3\nallow:\n  - host: \"*.example.org\"\n    methods: [GET]\n");
+        assertEquals(0, run("check", "--config", config.toString(), "http://a.example.org/x"));
+        out.reset();
+        assertEquals(3, run("check", "--config", config.toString(), "--method", "POST", "http://a.example.org/x"));
+        assertEquals("method_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
+    }
+
+    @Test
+    void checkRejectsABadUrlWithExit2() {
+        assertEquals(2, run("check", "ftp://example.org/"));
+        assertTrue(err().contains("http://"), err());
+    }
+
+    @Test
+    void validateNamesEveryProblemWithFileAndLine() throws Exception {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\nlimits:\n  max_conections: 5\nallow:\n  - host: \"a.*.org\"\n");
+        assertEquals(2, run("validate", config.toString()));
+        String[] lines = out().trim().split("\n");
+        assertEquals(2, lines.length, out());
+        assertTrue(lines[0].startsWith(config + ":4: limits.max_conections: "), lines[0]);
+        assertTrue(lines[0].contains("max_connections"), "suggests the right key: " + lines[0]);
+        assertTrue(lines[1].startsWith(config + ":6: allow[0].host: "), lines[1]);
+    }
+
+    @Test
+    void validateAcceptsAGoodFile() throws Exception {
+        Path config = dir.resolve("good.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\negress: N2\n");
+        assertEquals(0, run("validate", config.toString()));
+        assertTrue(out().contains("valid") && out().contains("N2"), out());
+    }
+
+    @Test
+    void runWithABadConfigExits2NamingTheKey() throws Exception {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "version: 1\nprofile: P9\n");
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains(":2: profile: "), err());
+    }
+
+    @Test
+    void unknownCommandsAndFlagsExit2WithUsage() {
+        assertEquals(2, run("serve"));
+        assertTrue(err().contains("usage: mesa-egress"), err());
+        assertEquals(2, run("check", "--bogus", "x", "http://a/"));
+        assertTrue(err().contains("unknown flag --bogus"), err());
+    }
+
+    @Test
+    void versionPrintsAVersion() {
+        assertEquals(0, run("version"));
+        assertTrue(out().startsWith("mesa-egress "), out());
+    }
+}
