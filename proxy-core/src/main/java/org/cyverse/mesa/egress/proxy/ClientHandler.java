@@ -62,7 +62,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             refuse(newExchange(), Refusals.of(Reason.OVERLOADED, null, profile(), "limit " + max), true);
             return;
         }
-        awaitHead();
+        busy = false;
+        // A new connection must start its first request within the header timeout: a client
+        // that connects and says nothing (slowloris) does not hold a slot for the idle timeout.
+        arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
         ctx.read();
     }
 
@@ -186,11 +189,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onForward(HttpRequest request, Exchange exchange) {
-        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        // After a refusal the connection stays only when nothing of this request is left to read
+        // and the client did not ask to close.
+        boolean closeAfterRefusal = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
+                || !HttpUtil.isKeepAlive(request);
         String uri = request.uri();
         if (uri.startsWith("/") || uri.equals("*")) {
             refuse(exchange, Refusals.badRequest("this is a proxy: the request names no destination (" + abbreviate(uri) + ")",
-                    "point HTTP_PROXY/HTTPS_PROXY at this address instead of sending requests to it directly"), hasBody);
+                    "point HTTP_PROXY/HTTPS_PROXY at this address instead of sending requests to it directly"), closeAfterRefusal);
             return;
         }
         RequestTarget target;
@@ -203,7 +209,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             exchange.path = target.path();
             if (target.scheme().equals("https")) {
                 refuse(exchange, Refusals.badRequest("an https:// URL was sent as a plain proxy request",
-                        "send HTTPS through CONNECT (set HTTPS_PROXY); the proxy does not originate TLS for plain requests"), hasBody);
+                        "send HTTPS through CONNECT (set HTTPS_PROXY); the proxy does not originate TLS for plain requests"), closeAfterRefusal);
                 return;
             }
             destination = Destination.parse(target.host(), target.port());
@@ -217,7 +223,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         Decision decision = state.config().policy().decide(new Target(destination, request.method().name(), target.path()));
         exchange.rule = decision.rule();
         if (!decision.allowed()) {
-            refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), hasBody);
+            refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), closeAfterRefusal);
             return;
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
@@ -296,9 +302,13 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void headerTimedOut() {
-        if (!busy && forward == null && ctx.channel().isActive()) {
-            Exchange exchange = newExchange();
-            refuse(exchange, Refusals.of(Reason.HEADER_TIMEOUT, null, profile(), null), true);
+        if (busy || forward != null || !ctx.channel().isActive()) {
+            return;
+        }
+        if (headStarted) {
+            refuse(newExchange(), Refusals.of(Reason.HEADER_TIMEOUT, null, profile(), null), true);
+        } else {
+            ctx.close(); // nothing was said: nothing to answer
         }
     }
 
