@@ -49,7 +49,7 @@ public final class ConfigReloader implements AutoCloseable {
         poller.scheduleWithFixedDelay(() -> {
             byte[] now = digest();
             if (now != null && !Arrays.equals(now, lastDigest)) {
-                reloadNow();
+                reloadNow("the file changed");
             }
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
@@ -57,18 +57,21 @@ public final class ConfigReloader implements AutoCloseable {
     /**
      * Loads the file and applies it if valid.
      *
+     * @param trigger why, for the log (e.g. "SIGHUP")
      * @return whether the new config is in force
      */
-    public synchronized boolean reloadNow() {
+    public synchronized boolean reloadNow(String trigger) {
         lastDigest = digest();
         ConfigResult result = loader.load(file, overrides);
         if (!result.ok()) {
             server.reloadFailed();
-            LOG.warning("config reload refused; the running config stays. Problems:\n" + result.problems().stream()
+            LOG.warning("config reload (" + trigger + ") refused; the running config stays. Problems:\n" + result.problems().stream()
                     .map(p -> "  " + p).collect(Collectors.joining("\n")));
             return false;
         }
         server.reload(result.config());
+        LOG.info(() -> "config reloaded (" + trigger + "): profile " + result.config().profile().name()
+                + ", egress " + result.config().egress().name());
         return true;
     }
 

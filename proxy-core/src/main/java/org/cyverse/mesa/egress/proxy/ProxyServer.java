@@ -137,7 +137,6 @@ public final class ProxyServer implements AutoCloseable {
         }
         state.set(new ProxyState(next, next.addressGuard(ownAddresses)));
         metrics.reload(true);
-        LOG.info(() -> "config reloaded: profile " + next.profile().name() + ", egress " + next.egress().name());
     }
 
     /** Counts a reload that was refused (the running config stays). */

@@ -78,11 +78,11 @@ class ReloadAndStopTest {
             assertEquals(403, get(proxy, "/fast"));
 
             proxy.rewriteConfig(allowing(port));
-            assertTrue(reloader.reloadNow());
+            assertTrue(reloader.reloadNow("test"));
             assertEquals(200, get(proxy, "/fast"));
 
             proxy.rewriteConfig(allowing(port) + "limits:\n  max_connections: many\n");
-            assertFalse(reloader.reloadNow());
+            assertFalse(reloader.reloadNow("test"));
             assertEquals(200, get(proxy, "/fast"), "the running config stays after a refused reload");
 
             String metrics = proxy.admin("/metrics").body();

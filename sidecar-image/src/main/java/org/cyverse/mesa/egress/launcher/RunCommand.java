@@ -59,7 +59,7 @@ final class RunCommand {
             if (hup == null) {
                 LOG.info("SIGHUP: no config file to reload (started without --config)");
             } else {
-                hup.reloadNow();
+                hup.reloadNow("SIGHUP");
             }
         });
         CountDownLatch stop = new CountDownLatch(1);
