@@ -30,6 +30,8 @@ import org.cyverse.mesa.egress.allowlist.Reason;
  */
 final class UpstreamDialer {
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(UpstreamDialer.class.getName());
+
     private final HostResolver resolver;
     private final ExecutorService dnsExecutor;
 
@@ -62,7 +64,10 @@ final class UpstreamDialer {
                 refused.add(address.getHostAddress() + " (" + verdict.range() + ")");
             }
             if (chosen == null) {
-                promise.tryFailure(failure(Reason.ADDRESS_NOT_ALLOWED, destination, state, "refused: " + String.join(", ", refused)));
+                // The addresses go to the operator's log, not to the client: an agent must not be
+                // able to use the proxy as a resolver that maps internal names for it.
+                LOG.info(() -> "address guard refused every address of " + destination.host() + ": " + String.join(", ", refused));
+                promise.tryFailure(failure(Reason.ADDRESS_NOT_ALLOWED, destination, state, null));
                 return;
             }
             connect(destination, new InetSocketAddress(chosen, destination.port()), state, loop, init, promise);

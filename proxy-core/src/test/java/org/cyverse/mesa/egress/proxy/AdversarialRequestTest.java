@@ -167,7 +167,8 @@ class AdversarialRequestTest {
             RawHttp.Response response = raw.send("GET http://rebind.example:" + witness.port() + "/ HTTP/1.1\r\nHost: x\r\n\r\n").read();
             assertEquals(403, response.status());
             assertEquals("address_not_allowed", response.header("X-Mesa-Egress-Reason"));
-            assertTrue(response.body().contains("127.0.0.2") && response.body().contains("192.168.1.1"), response.body());
+            // Which addresses a name has is the operator's to see (in the log), not the agent's.
+            assertTrue(!response.body().contains("127.0.0.2") && !response.body().contains("192.168.1.1"), response.body());
         }
         assertEquals(0, witness.connections());
     }
