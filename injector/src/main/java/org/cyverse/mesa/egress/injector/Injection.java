@@ -1,0 +1,55 @@
+package org.cyverse.mesa.egress.injector;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@link Injector#apply} decided (SPEC.md decision step 5).
+ *
+ * @param outcome what happens to the request
+ * @param credential the credential concerned (injected, mismatched, leaked, unavailable), or {@code null}
+ * @param pathAndQuery the origin-form to send (sentinels replaced), when not refused
+ * @param headers the headers to send (sentinels replaced, the credential's header set), when not refused
+ * @param bodySubstitution when the request body must be rewritten (a credential opted in):
+ *     sentinel bytes to secret bytes; empty otherwise
+ * @param detail for the refusal's message and the log; never contains a secret value
+ */
+public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
+        Map<String, Secret> bodySubstitution, String detail) {
+
+    /** The outcomes; each is counted as {@code mesa_egress_injections_total{outcome}}. */
+    public enum Outcome {
+        /** No credential applies; the request goes out as it came. */
+        UNCHANGED("none"),
+        /** A credential was put on the request. */
+        INJECTED("injected"),
+        /** A sentinel headed outside its credential's scope: 403 credential_endpoint_mismatch. */
+        MISMATCH("mismatch"),
+        /** A real secret value in the client's request: 403 secret_leak. */
+        SECRET_LEAK("leak"),
+        /** A sentinel over plain http to a credential that does not allow it: 403 plaintext_credential. */
+        PLAINTEXT("plaintext"),
+        /** The credential applies but has no valid value now: 503 credential_unavailable. */
+        UNAVAILABLE("unavailable");
+
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+
+        /** The metric label value. */
+        public String label() {
+            return label;
+        }
+    }
+
+    public Injection {
+        headers = headers == null ? null : List.copyOf(headers);
+        bodySubstitution = bodySubstitution == null ? Map.of() : Map.copyOf(bodySubstitution);
+    }
+
+    public boolean refused() {
+        return outcome != Outcome.UNCHANGED && outcome != Outcome.INJECTED;
+    }
+}
