@@ -19,6 +19,8 @@ import org.cyverse.mesa.egress.allowlist.PathGlob;
  * @param format e.g. {@code "Bearer {secret}"} (the default)
  * @param secret where the value comes from
  * @param allowPlaintext whether injection may happen over plain http
+ * @param bodySubstitution whether the sentinel is also replaced in request bodies (streaming),
+ *     for APIs that carry keys in JSON bodies; off by default
  */
 public record CredentialSpec(
         String name,
@@ -30,7 +32,8 @@ public record CredentialSpec(
         String header,
         String format,
         SecretRef secret,
-        boolean allowPlaintext) {
+        boolean allowPlaintext,
+        boolean bodySubstitution) {
 
     public CredentialSpec {
         hosts = List.copyOf(hosts);

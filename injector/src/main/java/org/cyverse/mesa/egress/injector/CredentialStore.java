@@ -1,9 +1,22 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The current secret of every configured credential, fetched once at start and kept fresh in
@@ -11,13 +24,38 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@link #current} never blocks and never calls a source. A credential whose value could not be
  * fetched, or whose value expired, has none: requests that need it are refused
  * ({@code credential_unavailable}), never forwarded without it.
+ *
+ * <p>Timing: a value that expires is fetched again when two thirds of its remaining lifetime have
+ * passed; a failed fetch is retried after 1 s, doubling up to 60 s, with jitter (so many sidecars
+ * do not hit the broker in step); every second the loop asks each source whether its value
+ * changed (a rewritten file) and drops values that expired. A failed refresh keeps a value that
+ * is still valid; a source that says {@linkplain SecretUnavailableException#revoked() revoked}
+ * drops it at once, so a kill switch takes effect on the next request. While a fetch is backing
+ * off, change notices wait for the retry.
+ *
+ * <p>A fetched value holding a control character is refused: put into a header, a line break
+ * would let the secret's owner (or whoever wrote the file) split the request.
  */
 public final class CredentialStore implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(CredentialStore.class.getName());
+    private static final Duration TICK = Duration.ofSeconds(1);
+    private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+    private static final Duration LONGEST_RETRY = Duration.ofSeconds(60);
 
     /** Told about each fetch: credential name and outcome ({@code success}, {@code failure}, {@code revoked}). */
     public interface Listener {
         void refreshed(String credential, String outcome);
     }
+
+    private final Map<String, CredentialState> states;
+    private final Map<String, SecretSource> sources;
+    private final ScheduledExecutorService executor;
+    private final Listener listener;
+    private final Clock clock = Clock.systemUTC();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private volatile boolean closed;
+    private volatile ScheduledFuture<?> ticker;
 
     /**
      * @param credentials the configured credentials
@@ -27,27 +65,192 @@ public final class CredentialStore implements AutoCloseable {
      */
     public CredentialStore(List<CredentialSpec> credentials, Map<String, SecretSource> sources,
             ScheduledExecutorService executor, Listener listener) {
-        throw new UnsupportedOperationException("TODO");
+        Map<String, CredentialState> byName = new LinkedHashMap<>();
+        for (CredentialSpec spec : credentials) {
+            if (byName.put(spec.name(), new CredentialState(spec)) != null) {
+                throw new IllegalArgumentException("two credentials are named " + spec.name());
+            }
+        }
+        // Never modified after construction: safe to read from any thread without a lock.
+        this.states = Collections.unmodifiableMap(byName);
+        this.sources = Map.copyOf(sources);
+        this.executor = executor;
+        this.listener = listener;
     }
 
     /** Starts the first fetch of every credential and the refresh loop. Returns at once. */
     public void start() {
-        throw new UnsupportedOperationException("TODO");
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("the credential store was already started");
+        }
+        for (CredentialState state : states.values()) {
+            submit(state);
+        }
+        ticker = executor.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The valid current value, or empty when there is none (not fetched yet, failed, expired, revoked). */
     public Optional<Secret> current(String credential) {
-        throw new UnsupportedOperationException("TODO");
+        CredentialState state = states.get(credential);
+        SecretLease lease = state == null ? null : state.lease.get();
+        if (lease == null || expired(lease, clock.instant())) {
+            // Checked here too, not only by the loop: an expired key must not go out even for the
+            // second until the loop drops it.
+            return Optional.empty();
+        }
+        return Optional.of(lease.secret());
     }
 
     /** {@code null} once every credential has been resolved once; otherwise which are missing and why. */
     public String notReadyReason() {
-        throw new UnsupportedOperationException("TODO");
+        List<String> missing = new ArrayList<>();
+        for (CredentialState state : states.values()) {
+            if (!state.resolvedOnce) {
+                String why = state.lastError;
+                missing.add("credential " + state.spec.name() + " not resolved yet: " + (why == null ? "first fetch pending" : why));
+            }
+        }
+        return missing.isEmpty() ? null : String.join("; ", missing);
     }
 
-    /** Stops refreshing. */
+    /** Stops refreshing. Values already fetched stay usable until they expire. */
     @Override
     public void close() {
-        throw new UnsupportedOperationException("TODO");
+        closed = true;
+        ScheduledFuture<?> t = ticker;
+        if (t != null) {
+            t.cancel(false);
+        }
+        states.values().forEach(CredentialState::cancelPlan);
+    }
+
+    private void submit(CredentialState state) {
+        try {
+            executor.execute(() -> fetch(state));
+        } catch (RejectedExecutionException e) {
+            LOG.warning("credential " + state.spec.name() + ": cannot fetch, the executor is shut down");
+        }
+    }
+
+    private void plan(CredentialState state, Duration delay) {
+        if (closed) {
+            return;
+        }
+        try {
+            state.plan(executor.schedule(() -> fetch(state), Math.max(1, delay.toMillis()), TimeUnit.MILLISECONDS));
+        } catch (RejectedExecutionException e) {
+            LOG.warning("credential " + state.spec.name() + ": cannot plan a refresh, the executor is shut down");
+        }
+    }
+
+    /** One fetch; runs on the executor. */
+    private void fetch(CredentialState state) {
+        if (closed || !state.inFlight.compareAndSet(false, true)) {
+            return; // a fetch in flight plans the next one itself
+        }
+        String name = state.spec.name();
+        try {
+            SecretLease lease = obtain(state.spec);
+            state.lease.set(lease);
+            boolean recovered = state.failures > 0;
+            state.failures = 0;
+            state.lastError = null;
+            state.resolvedOnce = true;
+            if (recovered) {
+                LOG.info("credential " + name + ": fetched again after failures");
+            }
+            tell(name, "success");
+            if (lease.expiresAt() != null) {
+                plan(state, Duration.between(clock.instant(), lease.expiresAt()).multipliedBy(2).dividedBy(3));
+            }
+        } catch (SecretUnavailableException e) {
+            if (e.revoked()) {
+                state.lease.set(null);
+            }
+            state.lastError = e.getMessage();
+            int failures = state.failures + 1;
+            state.failures = failures;
+            Duration retry = retryDelay(failures);
+            LOG.warning("credential " + name + ": " + (e.revoked() ? "revoked, value dropped: " : "fetch failed: ")
+                    + e.getMessage() + (state.lease.get() != null ? " (the cached value is still valid)" : "")
+                    + "; retrying in " + retry.toMillis() + " ms");
+            tell(name, e.revoked() ? "revoked" : "failure");
+            plan(state, retry);
+        } finally {
+            state.inFlight.set(false);
+        }
+    }
+
+    /** Asks the source, and checks what it returned; every message names the credential's reference, never a value. */
+    private SecretLease obtain(CredentialSpec spec) throws SecretUnavailableException {
+        SecretRef ref = spec.secret();
+        SecretSource source = sources.get(ref.scheme());
+        if (source == null) {
+            throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
+        }
+        SecretLease lease;
+        try {
+            lease = source.fetch(ref);
+        } catch (RuntimeException e) {
+            // A bug in a source; its message is unknown text, so only its type is reported.
+            throw new SecretUnavailableException("the " + ref.scheme() + " source failed unexpectedly ("
+                    + e.getClass().getName() + ") fetching " + ref);
+        }
+        if (lease == null || lease.secret() == null) {
+            throw new SecretUnavailableException("the " + ref.scheme() + " source returned no value for " + ref);
+        }
+        if (expired(lease, clock.instant())) {
+            throw new SecretUnavailableException("the value of " + ref + " had already expired when it was fetched");
+        }
+        if (lease.secret().reveal().chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw new SecretUnavailableException("the value of " + ref
+                    + " holds a control character or line break (it would split a header); refused");
+        }
+        return lease;
+    }
+
+    /** Every second: drop expired values, refetch what a source says changed. */
+    private void tick() {
+        Instant now = clock.instant();
+        for (CredentialState state : states.values()) {
+            try {
+                SecretLease lease = state.lease.get();
+                if (lease == null) {
+                    continue;
+                }
+                if (expired(lease, now)) {
+                    if (state.lease.compareAndSet(lease, null)) {
+                        LOG.warning("credential " + state.spec.name() + ": value expired at " + lease.expiresAt()
+                                + " without a successful refresh; requests that need it are refused");
+                    }
+                    continue;
+                }
+                SecretSource source = sources.get(state.spec.secret().scheme());
+                if (state.failures == 0 && !state.inFlight.get() && source != null && source.changed(state.spec.secret(), lease)) {
+                    submit(state);
+                }
+            } catch (RuntimeException e) {
+                // A throwing task would end scheduleWithFixedDelay for good: never let one escape.
+                LOG.log(Level.WARNING, "credential " + state.spec.name() + ": change check failed (" + e.getClass().getName() + ")");
+            }
+        }
+    }
+
+    private void tell(String credential, String outcome) {
+        try {
+            listener.refreshed(credential, outcome);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "credential listener failed", e);
+        }
+    }
+
+    private static boolean expired(SecretLease lease, Instant now) {
+        return lease.expiresAt() != null && !now.isBefore(lease.expiresAt());
+    }
+
+    /** 1 s doubling to 60 s, then a random point in its upper half ("equal jitter"). */
+    static Duration retryDelay(int failures) {
+        long full = Math.min(LONGEST_RETRY.toMillis(), FIRST_RETRY.toMillis() << Math.min(failures - 1, 16));
+        return Duration.ofMillis(full / 2 + ThreadLocalRandom.current().nextLong(full / 2 + 1));
     }
 }

@@ -52,4 +52,13 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
     public boolean refused() {
         return outcome != Outcome.UNCHANGED && outcome != Outcome.INJECTED;
     }
+
+    /**
+     * Without the headers and the path: once injected they hold the real secret, and a record's
+     * generated {@code toString()} would print them into whatever log line it ends up in.
+     */
+    @Override
+    public String toString() {
+        return "Injection[outcome=" + outcome + ", credential=" + credential + ", detail=" + detail + "]";
+    }
 }

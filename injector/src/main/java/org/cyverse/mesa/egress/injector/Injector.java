@@ -1,6 +1,15 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.injector.RequestPlaces.Needle;
+import org.cyverse.mesa.egress.injector.RequestPlaces.Place;
 
 /**
  * Decides, per request, which credential applies and rewrites the request for it (SPEC.md step 5):
@@ -19,20 +28,144 @@ import java.util.List;
  *       {@code format} with the secret, overwriting the client's value.
  * </ul>
  * Pure apart from reading the store's current values; thread-safe.
+ *
+ * <p>Where SPEC.md leaves room: over plain http, a sentinel sent to one of its credential's hosts
+ * is {@code PLAINTEXT} even on a port outside the credential's {@code ports} (the scheme is what
+ * is wrong, and that is the hint that helps); when two applied credentials set the same header,
+ * the first in config order keeps it. Besides the places listed above, header names, the method
+ * and the destination host are searched for real secrets too.
  */
 public final class Injector {
 
+    private final List<CredentialSpec> credentials;
+    private final CredentialStore store;
+
+    /**
+     * @param credentials the configured credentials, in config order (the order refusals and
+     *     {@link Injection#credential()} follow)
+     * @param store where the current values come from
+     */
     public Injector(List<CredentialSpec> credentials, CredentialStore store) {
-        throw new UnsupportedOperationException("TODO");
+        this.credentials = List.copyOf(credentials);
+        this.store = store;
     }
 
+    /** Decides and rewrites one request; see the class comment for the order of the checks. */
     public Injection apply(OutgoingRequest request) {
-        throw new UnsupportedOperationException("TODO");
+        // One read of the store per request: every check below sees the same values.
+        Map<String, Secret> secrets = currentSecrets();
+        List<Place> places = RequestPlaces.of(request);
+        Destination destination = request.destination();
+        String path = RequestPlaces.path(request.pathAndQuery());
+
+        // A real key from the agent means it got hold of one: stop it wherever it was going,
+        // its own host included. Places outside, secrets inside: the first label reported has
+        // been checked against every secret already.
+        Map<CredentialSpec, Needle> secretNeedles = new LinkedHashMap<>();
+        for (CredentialSpec c : credentials) {
+            Secret secret = secrets.get(c.name());
+            if (secret != null) {
+                secretNeedles.put(c, Needle.of(secret.reveal()));
+            }
+        }
+        for (Place place : places) {
+            for (Map.Entry<CredentialSpec, Needle> e : secretNeedles.entrySet()) {
+                CredentialSpec c = e.getKey();
+                if (e.getValue().in(place)) {
+                    return refusal(Injection.Outcome.SECRET_LEAK, c, "the request carries the real secret of credential "
+                            + c.name() + " in " + place.label() + "; agents hold sentinels, never real keys");
+                }
+            }
+        }
+
+        Map<String, String> sentinelAt = new HashMap<>();
+        for (CredentialSpec c : credentials) {
+            String where = c.sentinel() == null ? null : firstPlace(Needle.of(c.sentinel()), places);
+            if (where != null) {
+                sentinelAt.put(c.name(), where);
+            }
+        }
+
+        // A sentinel headed elsewhere is a prompt-injected agent (or a confused one) trying to
+        // send a credential to a host it does not belong to: refuse and record, never "just
+        // forward the placeholder".
+        for (CredentialSpec c : credentials) {
+            String where = sentinelAt.get(c.name());
+            if (where == null || !request.tls() && !c.allowPlaintext() && CredentialReach.hostMatches(c, destination)) {
+                continue; // no sentinel, or the plain-http case below
+            }
+            String miss = CredentialReach.miss(c, destination, request.method(), path);
+            if (miss != null) {
+                return refusal(Injection.Outcome.MISMATCH, c, "a sentinel of credential " + c.name() + " in " + where
+                        + " is headed to " + destination.authority() + ", outside the credential's scope (" + miss + ")");
+            }
+        }
+
+        // Plain http is readable (and rewritable) by every hop: a secret never goes out on it
+        // unless the credential says so.
+        if (!request.tls()) {
+            for (CredentialSpec c : credentials) {
+                if (sentinelAt.containsKey(c.name()) && !c.allowPlaintext()) {
+                    return refusal(Injection.Outcome.PLAINTEXT, c, "a sentinel of credential " + c.name() + " in "
+                            + sentinelAt.get(c.name()) + " would be replaced over plain http; use https");
+                }
+            }
+        }
+
+        List<CredentialSpec> applied = new ArrayList<>();
+        for (CredentialSpec c : credentials) {
+            boolean reachable = (request.tls() || c.allowPlaintext())
+                    && CredentialReach.miss(c, destination, request.method(), path) == null;
+            boolean hasWork = sentinelAt.containsKey(c.name()) || c.header() != null || c.bodySubstitution() && c.sentinel() != null;
+            if (reachable && hasWork) {
+                if (!secrets.containsKey(c.name())) {
+                    // Never forward without it: the upstream would answer 401 and the agent
+                    // would retry, or worse, the sentinel would be taken for a real key.
+                    return refusal(Injection.Outcome.UNAVAILABLE, c, "credential " + c.name()
+                            + " has no valid value now (not fetched yet, failed, expired or revoked)");
+                }
+                applied.add(c);
+            }
+        }
+        if (applied.isEmpty()) {
+            return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(),
+                    "no credential applies");
+        }
+        return inject(request, applied, secrets, sentinelAt);
+    }
+
+    private Injection inject(OutgoingRequest request, List<CredentialSpec> applied, Map<String, Secret> secrets,
+            Map<String, String> sentinelAt) {
+        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers());
+        String pathAndQuery = request.pathAndQuery();
+        Map<String, Secret> body = new LinkedHashMap<>();
+        List<String> setHeaders = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (CredentialSpec c : applied) {
+            Secret secret = secrets.get(c.name());
+            names.add(c.name());
+            if (sentinelAt.containsKey(c.name())) {
+                for (int i = 0; i < headers.size(); i++) {
+                    Map.Entry<String, String> h = headers.get(i);
+                    headers.set(i, Map.entry(h.getKey(), HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal())));
+                }
+                pathAndQuery = HeaderRewrite.replaceInUri(pathAndQuery, c.sentinel(), secret.reveal());
+            }
+            if (c.header() != null && setHeaders.stream().noneMatch(c.header()::equalsIgnoreCase)) {
+                HeaderRewrite.set(headers, c.header(), c.format().replace("{secret}", secret.reveal()));
+                setHeaders.add(c.header());
+            }
+            if (c.bodySubstitution() && c.sentinel() != null) {
+                body.put(c.sentinel(), secret);
+            }
+        }
+        return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body,
+                "injected " + String.join(", ", names));
     }
 
     /** Whether any credential's scope covers this host and port (the proxy intercepts those under {@code auto}). */
-    public boolean hasCredentialFor(org.cyverse.mesa.egress.allowlist.Destination destination) {
-        throw new UnsupportedOperationException("TODO");
+    public boolean hasCredentialFor(Destination destination) {
+        return credentials.stream().anyMatch(c -> CredentialReach.covers(c, destination));
     }
 
     /**
@@ -41,11 +174,46 @@ public final class Injector {
      * it to the agent.
      */
     public StreamReplacer responseScrubber() {
-        throw new UnsupportedOperationException("TODO");
+        Map<byte[], byte[]> map = new LinkedHashMap<>();
+        scrubbing().forEach((secret, stand) ->
+                map.put(secret.getBytes(StandardCharsets.UTF_8), stand.getBytes(StandardCharsets.UTF_8)));
+        return new StreamReplacer(map);
     }
 
     /** A header value with every current secret replaced as {@link #responseScrubber()} does. */
     public String scrubHeaderValue(String value) {
-        throw new UnsupportedOperationException("TODO");
+        return HeaderRewrite.replaceAll(value, scrubbing());
+    }
+
+    /** Secret text to what stands in for it in a response. */
+    private Map<String, String> scrubbing() {
+        Map<String, String> map = new LinkedHashMap<>();
+        currentSecrets().forEach((name, secret) -> {
+            CredentialSpec c = credentials.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+            map.putIfAbsent(secret.reveal(), c.sentinel() != null ? c.sentinel() : "[redacted:" + name + "]");
+        });
+        return map;
+    }
+
+    private Map<String, Secret> currentSecrets() {
+        Map<String, Secret> secrets = new LinkedHashMap<>();
+        for (CredentialSpec c : credentials) {
+            Optional<Secret> secret = store.current(c.name());
+            secret.ifPresent(s -> secrets.put(c.name(), s));
+        }
+        return secrets;
+    }
+
+    private static String firstPlace(Needle needle, List<Place> places) {
+        for (Place place : places) {
+            if (needle.in(place)) {
+                return place.label();
+            }
+        }
+        return null;
+    }
+
+    private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail) {
+        return new Injection(outcome, c.name(), null, null, Map.of(), detail);
     }
 }

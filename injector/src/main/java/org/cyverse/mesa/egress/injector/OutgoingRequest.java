@@ -18,4 +18,14 @@ public record OutgoingRequest(boolean tls, Destination destination, String metho
     public OutgoingRequest {
         headers = List.copyOf(headers);
     }
+
+    /**
+     * Without header values, path or query: a client that leaks a real key puts it there, and a
+     * record's generated {@code toString()} would print it into a log line.
+     */
+    @Override
+    public String toString() {
+        return "OutgoingRequest[tls=" + tls + ", destination=" + destination.authority() + ", method=" + method
+                + ", " + headers.size() + " headers]";
+    }
 }

@@ -16,7 +16,7 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 final class CredentialReader {
 
     static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext");
+            "format", "secret", "allow_plaintext", "body_substitution");
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -97,10 +97,12 @@ final class CredentialReader {
         }
         SecretRef secret = secret(c, broker);
         boolean allowPlaintext = c.bool("allow_plaintext", false);
+        boolean bodySubstitution = c.bool("body_substitution", false);
         if (c.problems().size() != before) {
             return null;
         }
-        CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext);
+        CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
+                bodySubstitution);
         return new Entry(spec, key, hostTexts);
     }
 

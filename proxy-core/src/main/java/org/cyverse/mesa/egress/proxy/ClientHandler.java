@@ -5,7 +5,11 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -15,6 +19,8 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,6 +29,8 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.OutgoingRequest;
 
 /**
  * One client connection while it speaks HTTP: takes each request head, decides it (SPEC.md
@@ -38,6 +46,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Logger.getLogger(ClientHandler.class.getName());
 
     private final ProxyContext proxy;
+    /** The CONNECT target when this connection is an intercepted tunnel, else {@code null}. */
+    private final Destination intercepted;
     private final ArrayDeque<Object> inbox = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ForwardExchange forward;
@@ -46,13 +56,30 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     private boolean headStarted;
     private ScheduledFuture<?> timer;
 
+    /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
     ClientHandler(ProxyContext proxy) {
+        this(proxy, null, null);
+    }
+
+    /**
+     * A handler for the decrypted side of an intercepted CONNECT to {@code intercepted}, with the
+     * upstream connection that was dialed (and vetted) for the CONNECT, not yet used.
+     */
+    ClientHandler(ProxyContext proxy, Destination intercepted, UpstreamLink upstream) {
         this.proxy = proxy;
+        this.intercepted = intercepted;
+        this.idleUpstream = upstream;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (intercepted != null && ctx.channel().isActive()) {
+            // Added to a live intercepted tunnel: there will be no channelActive.
+            busy = false;
+            arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
+            ctx.read();
+        }
     }
 
     @Override
@@ -121,7 +148,13 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.log(Level.FINE, "client connection failed", cause);
+        if (intercepted != null && cause instanceof io.netty.handler.codec.DecoderException
+                && cause.getCause() instanceof javax.net.ssl.SSLException) {
+            LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
+                    + "); does the agent trust the interception CA (/ca.pem)?");
+        } else {
+            LOG.log(Level.FINE, "client connection failed", cause);
+        }
         ctx.close();
     }
 
@@ -189,10 +222,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onForward(HttpRequest request, Exchange exchange) {
-        // After a refusal the connection stays only when nothing of this request is left to read
-        // and the client did not ask to close.
-        boolean closeAfterRefusal = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
-                || !HttpUtil.isKeepAlive(request);
+        boolean closeAfterRefusal = closeAfterRefusal(request);
+        if (intercepted != null) {
+            onIntercepted(request, exchange, closeAfterRefusal);
+            return;
+        }
         String uri = request.uri();
         if (uri.startsWith("/") || uri.equals("*")) {
             refuse(exchange, Refusals.badRequest("this is a proxy: the request names no destination (" + abbreviate(uri) + ")",
@@ -218,13 +252,104 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
                     "send an absolute http:// URL with a valid host name or address"), true);
             return;
         }
+        decideAndForward(request, exchange, destination, target.pathAndQuery(), closeAfterRefusal);
+    }
+
+    /**
+     * A request inside an intercepted CONNECT: origin-form (or an absolute https URL naming the
+     * CONNECT target), and a Host that names the CONNECT target too (domain fronting refused).
+     */
+    private void onIntercepted(HttpRequest request, Exchange exchange, boolean closeAfterRefusal) {
+        exchange.mode = "intercept";
+        exchange.scheme = "https";
+        exchange.host = intercepted.host();
+        exchange.port = intercepted.port();
+        String uri = request.uri();
+        String pathAndQuery;
+        try {
+            if (uri.startsWith("/")) {
+                pathAndQuery = uri;
+            } else {
+                RequestTarget target = RequestTarget.parseAbsolute(uri);
+                if (!target.scheme().equals("https") || !sameDestination(target.host(), target.port())) {
+                    refuse(exchange, Refusals.of(Reason.HOST_MISMATCH, intercepted.host(), profile(), "request target " + abbreviate(uri)),
+                            closeAfterRefusal);
+                    return;
+                }
+                pathAndQuery = target.pathAndQuery();
+            }
+        } catch (RequestTarget.BadTargetException e) {
+            refuse(exchange, Refusals.badRequest("bad request target: " + e.getMessage(), "send an origin-form target such as /path"),
+                    true);
+            return;
+        }
+        exchange.path = RequestTarget.pathOf(pathAndQuery);
+        String host = request.headers().get(HttpHeaderNames.HOST);
+        if (host == null || !hostHeaderNamesTarget(host)) {
+            refuse(exchange, Refusals.of(Reason.HOST_MISMATCH, intercepted.host(), profile(),
+                    host == null ? "no Host header" : "Host " + abbreviate(host)), closeAfterRefusal);
+            return;
+        }
+        decideAndForward(request, exchange, intercepted, pathAndQuery, closeAfterRefusal);
+    }
+
+    private boolean hostHeaderNamesTarget(String hostHeader) {
+        try {
+            RequestTarget authority = RequestTarget.parseAbsolute("https://" + hostHeader + "/");
+            return sameDestination(authority.host(), authority.port());
+        } catch (RequestTarget.BadTargetException e) {
+            return false;
+        }
+    }
+
+    private boolean sameDestination(String host, int port) {
+        try {
+            Destination d = Destination.parse(host, port);
+            return d.host().equals(intercepted.host()) && d.port() == intercepted.port();
+        } catch (InvalidDestinationException e) {
+            return false;
+        }
+    }
+
+    /** SPEC.md steps 3 and 5 for a request whose destination is known, then the exchange. */
+    private void decideAndForward(HttpRequest request, Exchange exchange, Destination destination, String pathAndQuery,
+            boolean closeAfterRefusal) {
         exchange.host = destination.host();
+        exchange.port = destination.port();
+        exchange.path = RequestTarget.pathOf(pathAndQuery);
         ProxyState state = proxy.state();
-        Decision decision = state.config().policy().decide(new Target(destination, request.method().name(), target.path()));
+        String method = request.method().name();
+        Decision decision = state.config().policy().decide(new Target(destination, method, exchange.path));
         exchange.rule = decision.rule();
         if (!decision.allowed()) {
             refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), closeAfterRefusal);
             return;
+        }
+        boolean tls = intercepted != null;
+        if (tls && (method.equals("TRACE") || method.equals("TRACK"))) {
+            // TRACE echoes the request, injected credentials included, back to the client.
+            refuse(exchange, Refusals.of(Reason.METHOD_REFUSED, destination.host(), state.profile(), method), closeAfterRefusal);
+            return;
+        }
+        HttpHeaders headers = request.headers().copy();
+        HopByHop.strip(headers);
+        Injection injection = state.injector().apply(new OutgoingRequest(tls, destination, method, pathAndQuery, List.copyOf(headers.entries())));
+        if (injection.outcome() != Injection.Outcome.UNCHANGED) {
+            proxy.metrics.injection(injection.credential() == null ? "" : injection.credential(), injection.outcome().label());
+            exchange.credential = injection.credential();
+        }
+        if (injection.refused()) {
+            refuse(exchange, CredentialRefusals.of(injection, destination.host(), state.profile()), closeAfterRefusal);
+            return;
+        }
+        if (!tls && injection.outcome() == Injection.Outcome.INJECTED && (method.equals("TRACE") || method.equals("TRACK"))) {
+            refuse(exchange, Refusals.of(Reason.METHOD_REFUSED, destination.host(), state.profile(), method), closeAfterRefusal);
+            return;
+        }
+        HttpRequest outgoing = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), injection.pathAndQuery(),
+                DefaultHttpHeadersFactory.headersFactory().newHeaders());
+        for (Map.Entry<String, String> header : injection.headers()) {
+            outgoing.headers().add(header.getKey(), header.getValue());
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
         UpstreamLink reuse = null;
@@ -234,8 +359,15 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             idleUpstream.close();
         }
         idleUpstream = null;
-        forward = new ForwardExchange(proxy, this, ctx, state, exchange, destination, target, request, keepAlive);
+        forward = new ForwardExchange(proxy, this, ctx, state, exchange, destination, request, outgoing, tls,
+                injection.bodySubstitution(), keepAlive);
         forward.start(reuse);
+    }
+
+    /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
+    private static boolean closeAfterRefusal(HttpRequest request) {
+        return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
+                || !HttpUtil.isKeepAlive(request);
     }
 
     /** Called by {@link ForwardExchange} when its exchange is over. */

@@ -69,7 +69,13 @@ public final class ConfigReloader implements AutoCloseable {
                     .map(p -> "  " + p).collect(Collectors.joining("\n")));
             return false;
         }
-        server.reload(result.config());
+        try {
+            server.reload(result.config());
+        } catch (IOException e) {
+            server.reloadFailed();
+            LOG.warning("config reload (" + trigger + ") refused; the running config stays: " + e.getMessage());
+            return false;
+        }
         LOG.info(() -> "config reloaded (" + trigger + "): profile " + result.config().profile().name()
                 + ", egress " + result.config().egress().name());
         return true;

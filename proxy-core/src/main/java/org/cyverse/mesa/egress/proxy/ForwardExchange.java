@@ -3,8 +3,6 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -15,13 +13,14 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.HostKind;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.StreamReplacer;
 
 /**
  * One allowed plain-http request relayed to its upstream and its response relayed back, both
@@ -37,9 +36,12 @@ final class ForwardExchange {
     private final ProxyState state;
     private final Exchange exchange;
     private final Destination destination;
-    private final RequestTarget target;
     private final HttpRequest request;
+    private final HttpRequest outgoing;
+    private final boolean tls;
     private final boolean requestHasBody;
+    private final StreamReplacer requestReplacer;
+    private StreamReplacer responseReplacer;
     private boolean closeClient;
 
     private UpstreamLink link;
@@ -53,17 +55,26 @@ final class ForwardExchange {
     private boolean done;
     private int status;
 
+    /**
+     * @param request the client's request head (its version and method)
+     * @param outgoing the head to send: origin-form, hop-by-hop fields removed, credentials applied
+     * @param tls whether the upstream is reached over TLS (an intercepted CONNECT)
+     * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
+     */
     ForwardExchange(ProxyContext proxy, ClientHandler client, ChannelHandlerContext ctx, ProxyState state, Exchange exchange,
-            Destination destination, RequestTarget target, HttpRequest request, boolean clientKeepAlive) {
+            Destination destination, HttpRequest request, HttpRequest outgoing, boolean tls, Map<String, Secret> bodySubstitution,
+            boolean clientKeepAlive) {
         this.proxy = proxy;
         this.client = client;
         this.ctx = ctx;
         this.state = state;
         this.exchange = exchange;
         this.destination = destination;
-        this.target = target;
         this.request = request;
+        this.outgoing = outgoing;
+        this.tls = tls;
         this.requestHasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        this.requestReplacer = requestHasBody && !bodySubstitution.isEmpty() ? BodyRewriting.sentinelsToSecrets(bodySubstitution) : null;
         this.closeClient = !clientKeepAlive;
     }
 
@@ -74,17 +85,7 @@ final class ForwardExchange {
             return;
         }
         UpstreamHandler handler = new UpstreamHandler();
-        int maxHeader = state.config().limits().maxHeaderBytes();
-        long idleMillis = state.config().limits().idleTimeout().toMillis();
-        ChannelInitializer<Channel> init = new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ch.pipeline()
-                        .addLast(PipelineNames.CODEC, new HttpClientCodec(maxHeader, maxHeader, 64 * 1024))
-                        .addLast(PipelineNames.IDLE, new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
-                        .addLast(PipelineNames.UPSTREAM, handler);
-            }
-        };
+        ChannelInitializer<Channel> init = UpstreamPipeline.forward(state, destination, tls, handler);
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
             if (done) {
                 if (f.isSuccess()) {
@@ -105,12 +106,14 @@ final class ForwardExchange {
     private void attach(UpstreamLink upstream) {
         link = upstream;
         link.handler.listener = this;
-        HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target.pathAndQuery(),
-                request.headers().copy());
-        HopByHop.strip(out.headers());
-        // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the absolute URI.
-        out.headers().set(HttpHeaderNames.HOST, hostHeader());
-        link.channel.writeAndFlush(out).addListener(f -> {
+        // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
+        outgoing.headers().set(HttpHeaderNames.HOST, hostHeader());
+        if (requestReplacer != null) {
+            // The body changes length: send it chunked.
+            outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+            outgoing.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        link.channel.writeAndFlush(outgoing).addListener(f -> {
             if (!f.isSuccess()) {
                 upstreamClosed();
             }
@@ -121,7 +124,7 @@ final class ForwardExchange {
 
     private String hostHeader() {
         String host = destination.kind() == HostKind.IPV6 ? "[" + destination.host() + "]" : destination.host();
-        return destination.port() == 80 ? host : host + ":" + destination.port();
+        return destination.port() == (tls ? 443 : 80) ? host : host + ":" + destination.port();
     }
 
     /** Whether the next request body chunk can be taken now. */
@@ -132,6 +135,9 @@ final class ForwardExchange {
     void body(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
         exchange.bytesUp += content.content().readableBytes();
+        if (requestReplacer != null) {
+            content = BodyRewriting.rewrite(content, requestReplacer);
+        }
         writeInFlight = true;
         lastInFlight = last;
         link.channel.writeAndFlush(content).addListener(f -> {
@@ -176,6 +182,9 @@ final class ForwardExchange {
             }
         }
         if (msg instanceof HttpContent) {
+            if (responseReplacer != null && !interim) {
+                msg = BodyRewriting.rewrite((HttpContent) msg, responseReplacer);
+            }
             exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;
@@ -199,11 +208,22 @@ final class ForwardExchange {
         boolean chunked = HttpUtil.isTransferEncodingChunked(response);
         upstreamReusable = HttpUtil.isKeepAlive(response);
         if (!bodyless && !chunked && !HttpUtil.isContentLengthSet(response)) {
-            // The body ends when the upstream closes: neither side can be reused after it.
+            // The body ends when the upstream closes: the upstream cannot be reused after it.
             upstreamReusable = false;
             closeClient = true;
         }
         HopByHop.strip(response.headers());
+        ResponseScrubbing.scrubHeaders(response.headers(), state.injector());
+        if (!bodyless && ResponseScrubbing.scrubbableBody(response.headers())) {
+            StreamReplacer scrubber = state.injector().responseScrubber();
+            if (!scrubber.isEmpty()) {
+                // A secret echoed in the body is replaced by its sentinel: the length may change.
+                responseReplacer = scrubber;
+                response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+                chunked = true;
+            }
+        }
         boolean http10Client = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
         if (http10Client && chunked) {
             // HTTP/1.0 has no chunked coding: send the body raw and end it by closing.
@@ -245,6 +265,28 @@ final class ForwardExchange {
             link.close();
         }
         client.forwardDone(keep, close);
+    }
+
+    /** TLS with the upstream failed: its chain or name did not verify, or the handshake broke. */
+    void upstreamTlsFailed(Throwable cause) {
+        if (done) {
+            return;
+        }
+        String detail = cause == null ? "handshake failed" : rootMessage(cause);
+        if (!responseStarted) {
+            fail(Refusals.of(Reason.UPSTREAM_TLS_ERROR, destination.host(), state.profile(), detail).withHint(
+                    "the upstream's certificate did not verify for " + destination.host() + " (chain or name); "
+                            + "if it is signed by a private CA, add that CA with tls.upstream_ca"));
+        } else {
+            truncated();
+        }
+    }
+
+    private static String rootMessage(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
     /** The upstream connection closed or failed. */

@@ -10,8 +10,13 @@ package org.cyverse.mesa.egress.proxy;
  * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE}, {@link #SNI_CHECK}
  * (until the TLS ClientHello has been judged), {@link #RELAY}.
  *
- * <p>Upstream channel, forwarding: {@link #CODEC} (HTTP client codec), {@link #IDLE},
- * {@link #UPSTREAM}. Upstream channel, tunnelling: {@link #RELAY}.
+ * <p>Client channel of an intercepted CONNECT: {@link #GATE}, {@link #SNI_CHECK} (until the
+ * ClientHello has been judged and the leaf certificate found), then {@link #TLS} (server side),
+ * {@link #DECODER}, {@link #ENCODER}, {@link #CLIENT}.
+ *
+ * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
+ * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
+ * tunnelling: {@link #RELAY}.
  */
 final class PipelineNames {
     static final String GATE = "connection-gate";
@@ -23,6 +28,7 @@ final class PipelineNames {
     static final String RELAY = "relay";
     static final String CODEC = "http-client-codec";
     static final String UPSTREAM = "upstream";
+    static final String TLS = "tls";
 
     private PipelineNames() {}
 }

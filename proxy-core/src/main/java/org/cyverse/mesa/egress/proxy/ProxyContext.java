@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.group.ChannelGroup;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.cyverse.mesa.egress.tls.LeafCertificates;
 
 /** What every connection of one proxy shares. Thread-safe. */
 final class ProxyContext {
@@ -20,16 +21,19 @@ final class ProxyContext {
     final AuditLog audit;
     final UpstreamDialer dialer;
     final ChannelGroup clients;
+    /** Leaf certificates for intercepted connections, or {@code null} when {@code tls.intercept: none}. */
+    final LeafCertificates leaves;
     final AtomicInteger connections = new AtomicInteger();
     volatile boolean draining;
 
     ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditLog audit, UpstreamDialer dialer,
-            ChannelGroup clients) {
+            ChannelGroup clients, LeafCertificates leaves) {
         this.state = state;
         this.metrics = metrics;
         this.audit = audit;
         this.dialer = dialer;
         this.clients = clients;
+        this.leaves = leaves;
     }
 
     ProxyState state() {

@@ -22,15 +22,27 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.config.HostAndPort;
+import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialStore;
+import org.cyverse.mesa.egress.injector.EnvSecretSource;
+import org.cyverse.mesa.egress.injector.FileSecretSource;
+import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.SecretSource;
+import org.cyverse.mesa.egress.tls.InterceptionCa;
+import org.cyverse.mesa.egress.tls.LeafCertificates;
+import org.cyverse.mesa.egress.tls.UpstreamTls;
 
 /**
  * The running proxy: the proxy listener, the admin listener, and the config snapshot they decide
@@ -45,6 +57,10 @@ public final class ProxyServer implements AutoCloseable {
     private final ProxyMetrics metrics = new ProxyMetrics();
     private final AuditLog audit;
     private final ExecutorService dnsExecutor;
+    /** Credential fetches and leaf minting: may block, never on an event loop. */
+    private final ScheduledExecutorService backgroundExecutor;
+    private final Map<String, SecretSource> secretSources;
+    private final InterceptionCa ca;
     private final ProxyContext context;
     private final EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
@@ -57,18 +73,59 @@ public final class ProxyServer implements AutoCloseable {
      * @param resolver how names are resolved ({@link HostResolver#SYSTEM} in production)
      * @param audit where audit records go; the server closes it on stop
      */
-    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit) {
+    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit) throws IOException {
+        this(config, resolver, audit, Map.of());
+    }
+
+    /**
+     * @param extraSources secret sources beyond {@code file:} and {@code env:} (e.g. OpenBao),
+     *     by scheme
+     */
+    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit, Map<String, SecretSource> extraSources)
+            throws IOException {
         this.ownAddresses = ownAddresses();
-        this.state = new AtomicReference<>(new ProxyState(config, config.addressGuard(ownAddresses)));
         this.audit = audit;
-        AtomicInteger dnsThreads = new AtomicInteger();
-        this.dnsExecutor = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "mesa-egress-dns-" + dnsThreads.incrementAndGet());
+        this.dnsExecutor = Executors.newFixedThreadPool(4, daemon("mesa-egress-dns"));
+        this.backgroundExecutor = Executors.newScheduledThreadPool(2, daemon("mesa-egress-background"));
+        Map<String, SecretSource> sources = new HashMap<>();
+        sources.put("file", new FileSecretSource());
+        sources.put("env", new EnvSecretSource(System.getenv()));
+        sources.putAll(extraSources);
+        this.secretSources = Map.copyOf(sources);
+        try {
+            this.ca = config.tls().intercept() == InterceptMode.NONE ? null
+                    : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
+            this.state = new AtomicReference<>(stateFor(config, null));
+        } catch (IOException | RuntimeException e) {
+            dnsExecutor.shutdownNow();
+            backgroundExecutor.shutdownNow();
+            throw e;
+        }
+        LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
+        ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
+        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor), clients, leaves);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
-        });
-        ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
-        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor), clients);
+        };
+    }
+
+    /** A snapshot for {@code config}, keeping the credential store when the credentials did not change. */
+    private ProxyState stateFor(MesaConfig config, ProxyState previous) throws IOException {
+        UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
+        CredentialStore store;
+        if (previous != null && previous.config().credentials().equals(config.credentials())) {
+            store = previous.credentials();
+        } else {
+            store = new CredentialStore(config.credentials(), secretSources, backgroundExecutor, metrics::credentialRefresh);
+            store.start();
+        }
+        return new ProxyState(config, config.addressGuard(ownAddresses), store, new Injector(config.credentials(), store), upstreamTls);
     }
 
     /** Binds both listeners. */
@@ -81,7 +138,7 @@ public final class ProxyServer implements AutoCloseable {
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ClientChannelInitializer(context)), config.listen(), "listen");
-        AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> null);
+        AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem());
         adminChannel = bind(new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(NioServerSocketChannel.class)
@@ -104,7 +161,12 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private String notReadyReason() {
-        return listening ? null : "not listening yet";
+        return listening ? state.get().credentials().notReadyReason() : "not listening yet";
+    }
+
+    /** The interception CA, or {@code null} with {@code tls.intercept: none}. */
+    public InterceptionCa ca() {
+        return ca;
     }
 
     /** The proxy listener's bound address (the real port when the config asked for port 0). */
@@ -130,13 +192,38 @@ public final class ProxyServer implements AutoCloseable {
      * Applies a new valid config to new requests (exchanges in flight finish under the old one).
      * Listen and admin addresses cannot move without a restart: a change is logged and ignored.
      */
-    public void reload(MesaConfig next) {
-        MesaConfig current = state.get().config();
-        if (!next.listen().equals(current.listen()) || !next.admin().equals(current.admin())) {
+    public void reload(MesaConfig next) throws IOException {
+        ProxyState current = state.get();
+        if (!next.listen().equals(current.config().listen()) || !next.admin().equals(current.config().admin())) {
             LOG.warning("listen/admin address changes take effect only after a restart");
         }
-        state.set(new ProxyState(next, next.addressGuard(ownAddresses)));
+        if (next.tls().intercept() != InterceptMode.NONE && ca == null) {
+            LOG.warning("tls.intercept changed from none: interception starts only after a restart");
+        }
+        ProxyState fresh = stateFor(next, current);
+        if (fresh.credentials() != current.credentials()) {
+            awaitCredentials(fresh.credentials(), RELOAD_CREDENTIAL_WAIT);
+        }
+        state.set(fresh);
+        if (fresh.credentials() != current.credentials()) {
+            current.credentials().close();
+        }
         metrics.reload(true);
+    }
+
+    /** How long a reload with new credentials waits for them before it applies anyway. */
+    private static final Duration RELOAD_CREDENTIAL_WAIT = Duration.ofSeconds(5);
+
+    private static void awaitCredentials(CredentialStore store, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (store.notReadyReason() != null && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Counts a reload that was refused (the running config stays). */
@@ -188,6 +275,8 @@ public final class ProxyServer implements AutoCloseable {
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         dnsExecutor.shutdownNow();
+        backgroundExecutor.shutdownNow();
+        state.get().credentials().close();
         audit.close();
     }
 

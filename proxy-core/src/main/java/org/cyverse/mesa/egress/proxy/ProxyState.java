@@ -2,12 +2,21 @@ package org.cyverse.mesa.egress.proxy;
 
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialStore;
+import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.tls.UpstreamTls;
 
 /**
  * The snapshot a request is decided against. A reload swaps the whole snapshot atomically; a
  * request in flight keeps the one it started with.
+ *
+ * @param config the config in force
+ * @param guard the address guard for it
+ * @param credentials the credentials' current values
+ * @param injector decides and applies credentials (SPEC.md step 5)
+ * @param upstreamTls TLS toward upstreams of intercepted connections
  */
-record ProxyState(MesaConfig config, AddressGuard guard) {
+record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls) {
 
     String profile() {
         return config.profile().name();

@@ -91,6 +91,10 @@ public final class Refusals {
             case UPSTREAM_TIMEOUT: base = target + " did not answer in time"; break;
             case OVERLOADED: base = "the proxy is at its connection limit"; break;
             case CREDENTIAL_UNAVAILABLE: base = "the credential for " + target + " is unavailable"; break;
+            case CREDENTIAL_ENDPOINT_MISMATCH: base = "a credential placeholder was headed to " + target + ", outside its credential's hosts"; break;
+            case SECRET_LEAK: base = "the request to " + target + " carried a real secret value"; break;
+            case PLAINTEXT_CREDENTIAL: base = "a credential would have gone to " + target + " over plain http"; break;
+            case METHOD_REFUSED: base = "TRACE and TRACK are refused for hosts whose traffic the proxy inspects"; break;
             default: base = "the request was refused (" + reason.code() + ")"; break;
         }
         return detail == null ? base : base + " (" + detail + ")";
@@ -113,6 +117,10 @@ public final class Refusals {
                 return "send smaller headers, or raise limits.max_header_bytes";
             case HEADER_TIMEOUT:
                 return "send the whole request head within limits.header_timeout";
+            case METHOD_REFUSED:
+                return "TRACE would echo injected credentials back to the client; use another method";
+            case UPSTREAM_TLS_ERROR:
+                return "the upstream's TLS did not verify; if it uses a private CA, add it with tls.upstream_ca";
             case DNS_FAILURE:
                 return "check the host name; the proxy resolves names itself, once, with network.dns_timeout";
             case UPSTREAM_UNREACHABLE:

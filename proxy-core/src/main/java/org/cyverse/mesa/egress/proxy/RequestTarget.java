@@ -14,6 +14,11 @@ record RequestTarget(String scheme, String host, int port, String pathAndQuery) 
 
     /** The path without the query, as the decision and the audit log see it. */
     String path() {
+        return pathOf(pathAndQuery);
+    }
+
+    /** The path of an origin-form target, without the query. */
+    static String pathOf(String pathAndQuery) {
         int q = pathAndQuery.indexOf('?');
         return q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
     }

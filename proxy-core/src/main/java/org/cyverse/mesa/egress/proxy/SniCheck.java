@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.AbstractSniHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -10,25 +11,40 @@ import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * Reads the TLS ClientHello at the start of an opaque tunnel, before a byte of it reaches the
- * upstream, and refuses the tunnel (421 {@code host_mismatch}) when its server name is not the
- * CONNECT target: otherwise an agent could CONNECT to an allowed front host and ask the CDN
- * behind it for another (domain fronting). Data that is not TLS is refused too: the proxy will not
- * carry a protocol it cannot judge. A ClientHello without a server name is let through: the
- * connection still goes only to the vetted address of the CONNECT target.
+ * Reads the TLS ClientHello at the start of a CONNECT tunnel, before a byte of it goes anywhere,
+ * and refuses the tunnel (421 {@code host_mismatch}) when its server name is not the CONNECT
+ * target: otherwise an agent could CONNECT to an allowed front host and ask the CDN behind it for
+ * another (domain fronting). Data that is not TLS is refused too: the proxy will not carry a
+ * protocol it cannot judge. A ClientHello without a server name is let through: the connection
+ * still goes only to the vetted address of the CONNECT target.
+ *
+ * <p>What happens after a match is the {@link Outcome}'s: an opaque tunnel relays the buffered
+ * bytes on; an intercepted one terminates TLS with a leaf certificate for the target.
  */
-final class SniCheck extends AbstractSniHandler<Boolean> {
+final class SniCheck extends AbstractSniHandler<SslContext> {
+
+    /** What a tunnel does with the verdict. */
+    interface Outcome {
+        /** The server context to terminate TLS with, or a future of {@code null} to relay opaquely. */
+        Future<SslContext> context(ChannelHandlerContext ctx);
+
+        /** The ClientHello passed; {@code sni} is this handler, still in the pipeline with the bytes it holds. */
+        void proceed(ChannelHandlerContext sni, SslContext context);
+
+        /** The tunnel is refused: record it and close both sides. */
+        void refuse(Reason reason, int status, String detail);
+    }
 
     private static final int TLS_HANDSHAKE = 22;
 
     private final Destination target;
-    private final Tunnel tunnel;
+    private final Outcome outcome;
     private boolean firstByteChecked;
 
-    SniCheck(Destination target, Tunnel tunnel, long timeoutMillis) {
+    SniCheck(Destination target, long timeoutMillis, Outcome outcome) {
         super(timeoutMillis);
         this.target = target;
-        this.tunnel = tunnel;
+        this.outcome = outcome;
     }
 
     @Override
@@ -37,7 +53,7 @@ final class SniCheck extends AbstractSniHandler<Boolean> {
             firstByteChecked = true;
             if (in.getUnsignedByte(in.readerIndex()) != TLS_HANDSHAKE) {
                 in.skipBytes(in.readableBytes());
-                tunnel.refuse(Reason.BAD_REQUEST, 400, "tunnel carries no TLS ClientHello");
+                outcome.refuse(Reason.BAD_REQUEST, 400, "tunnel carries no TLS ClientHello");
                 return;
             }
         }
@@ -45,8 +61,11 @@ final class SniCheck extends AbstractSniHandler<Boolean> {
     }
 
     @Override
-    protected Future<Boolean> lookup(ChannelHandlerContext ctx, String hostname) {
-        return ctx.executor().newSucceededFuture(hostname == null || sameHost(hostname));
+    protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {
+        if (hostname != null && !sameHost(hostname)) {
+            return ctx.executor().newFailedFuture(new Mismatch(hostname));
+        }
+        return outcome.context(ctx);
     }
 
     private boolean sameHost(String serverName) {
@@ -58,16 +77,25 @@ final class SniCheck extends AbstractSniHandler<Boolean> {
     }
 
     @Override
-    protected void onLookupComplete(ChannelHandlerContext ctx, String hostname, Future<Boolean> future) {
-        if (future.isSuccess() && future.getNow()) {
-            ctx.pipeline().remove(this); // hands the buffered ClientHello on to the relay
+    protected void onLookupComplete(ChannelHandlerContext ctx, String hostname, Future<SslContext> future) {
+        if (future.isSuccess()) {
+            outcome.proceed(ctx, future.getNow());
+        } else if (future.cause() instanceof Mismatch) {
+            outcome.refuse(Reason.HOST_MISMATCH, 421, "TLS server name " + hostname + " is not the CONNECT target");
         } else {
-            tunnel.refuse(Reason.HOST_MISMATCH, 421, "TLS server name " + hostname + " is not the CONNECT target");
+            outcome.refuse(Reason.UPSTREAM_TLS_ERROR, 502, "no certificate for " + target.host() + ": " + future.cause());
         }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        tunnel.refuse(Reason.BAD_REQUEST, 400, "malformed TLS ClientHello");
+        outcome.refuse(Reason.BAD_REQUEST, 400, "malformed TLS ClientHello");
+    }
+
+    /** The ClientHello named another host. */
+    private static final class Mismatch extends Exception {
+        Mismatch(String serverName) {
+            super("server name " + serverName, null, false, false);
+        }
     }
 }

@@ -6,15 +6,19 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.config.InterceptMode;
 
 /**
  * Turns a CONNECT into an opaque tunnel: decide, resolve, vet and dial first, so that every
@@ -23,6 +27,8 @@ import org.cyverse.mesa.egress.allowlist.Target;
  * relayed.
  */
 final class TunnelSetup {
+
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TunnelSetup.class.getName());
 
     private static final HttpResponseStatus ESTABLISHED = new HttpResponseStatus(200, "Connection Established");
 
@@ -55,22 +61,27 @@ final class TunnelSetup {
         ProxyState state = proxy.state();
         Decision decision = state.config().policy().decide(Target.tunnel(destination));
         exchange.rule = decision.rule();
-        if (decision.outcome() == Decision.Outcome.NEEDS_INSPECTION) {
+        boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
+        boolean intercept = proxy.leaves != null && (needsInspection
+                || state.config().tls().intercept() == InterceptMode.ALL || state.injector().hasCredentialFor(destination));
+        if (needsInspection && !intercept) {
             client.refuse(exchange, Refusals.of(decision.reason(), destination.host(), state.profile(),
                     "rule " + decision.rule()).withHint("the rules for " + destination.host()
-                    + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept)"), true);
+                    + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)"), true);
             return;
         }
-        if (!decision.allowed()) {
+        if (!decision.allowed() && !needsInspection) {
             client.refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), true);
             return;
         }
-        ChannelInitializer<Channel> init = new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                // The relay handler is added once the tunnel exists.
-            }
-        };
+        UpstreamHandler upstreamHandler = new UpstreamHandler();
+        ChannelInitializer<Channel> init = intercept ? UpstreamPipeline.forward(state, destination, true, upstreamHandler)
+                : new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        // The relay handler is added once the tunnel exists.
+                    }
+                };
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
             if (!ctx.channel().isActive()) {
                 if (f.isSuccess()) {
@@ -84,8 +95,82 @@ final class TunnelSetup {
                         : Refusals.of(Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(), String.valueOf(cause)), true);
                 return;
             }
-            established(destination, state, f.getNow());
+            if (intercept) {
+                intercepted(destination, state, new UpstreamLink(f.getNow(), upstreamHandler, destination));
+            } else {
+                established(destination, state, f.getNow());
+            }
         });
+    }
+
+    /**
+     * Answers 200, then terminates the client's TLS with a leaf certificate for the target (once
+     * the ClientHello named it) and handles each request inside as a forwarded one, over the
+     * already dialed, verified TLS connection to the upstream.
+     */
+    private void intercepted(Destination destination, ProxyState state, UpstreamLink upstream) {
+        ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, ESTABLISHED)).addListener(f -> {
+            if (!f.isSuccess()) {
+                upstream.close();
+                ctx.close();
+                return;
+            }
+            upstream.park();
+            long helloMillis = state.config().limits().headerTimeout().toMillis();
+            ChannelPipeline pipeline = ctx.pipeline();
+            pipeline.addAfter(PipelineNames.CLIENT, PipelineNames.SNI_CHECK,
+                    new SniCheck(destination, helloMillis, new Interception(destination, state, upstream)));
+            pipeline.remove(PipelineNames.ENCODER);
+            pipeline.remove(PipelineNames.CLIENT);
+            pipeline.remove(PipelineNames.DECODER); // hands any bytes it holds to the SNI check
+            ctx.channel().read();
+        });
+    }
+
+    /** The intercepted tunnel's side of the SNI check. */
+    private final class Interception implements SniCheck.Outcome {
+        private final Destination destination;
+        private final ProxyState state;
+        private final UpstreamLink upstream;
+
+        Interception(Destination destination, ProxyState state, UpstreamLink upstream) {
+            this.destination = destination;
+            this.state = state;
+            this.upstream = upstream;
+        }
+
+        @Override
+        public Future<SslContext> context(ChannelHandlerContext sni) {
+            Promise<SslContext> promise = sni.executor().newPromise();
+            proxy.leaves.serverContext(destination).whenComplete((context, error) -> {
+                if (error != null) {
+                    promise.tryFailure(error);
+                } else {
+                    promise.trySuccess(context);
+                }
+            });
+            return promise;
+        }
+
+        @Override
+        public void proceed(ChannelHandlerContext sni, SslContext context) {
+            ChannelPipeline pipeline = sni.pipeline();
+            int maxHeaderBytes = state.config().limits().maxHeaderBytes();
+            pipeline.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
+            pipeline.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
+            pipeline.addAfter(PipelineNames.ENCODER, PipelineNames.CLIENT, new ClientHandler(proxy, destination, upstream));
+            // Last: the SNI check hands the ClientHello it holds to the TLS handler that replaces it.
+            pipeline.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, context.newHandler(sni.alloc()));
+        }
+
+        @Override
+        public void refuse(Reason reason, int status, String detail) {
+            LOG.info(() -> "intercepted tunnel to " + destination.authority() + " refused (" + reason.code() + "): " + detail);
+            exchange.mode = "intercept";
+            exchange.finish(proxy, false, reason, status);
+            upstream.close();
+            ctx.close();
+        }
     }
 
     private void established(Destination destination, ProxyState state, Channel upstream) {
@@ -101,7 +186,22 @@ final class TunnelSetup {
             ChannelPipeline pipeline = ctx.pipeline();
             pipeline.addAfter(PipelineNames.CLIENT, PipelineNames.IDLE,
                     new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
-            pipeline.addAfter(PipelineNames.IDLE, PipelineNames.SNI_CHECK, new SniCheck(destination, tunnel, helloMillis));
+            pipeline.addAfter(PipelineNames.IDLE, PipelineNames.SNI_CHECK, new SniCheck(destination, helloMillis, new SniCheck.Outcome() {
+                @Override
+                public Future<SslContext> context(ChannelHandlerContext sni) {
+                    return sni.executor().newSucceededFuture(null);
+                }
+
+                @Override
+                public void proceed(ChannelHandlerContext sni, SslContext context) {
+                    sni.pipeline().remove(sni.handler()); // hands the buffered ClientHello on to the relay
+                }
+
+                @Override
+                public void refuse(Reason reason, int status, String detail) {
+                    tunnel.refuse(reason, status, detail);
+                }
+            }));
             pipeline.addAfter(PipelineNames.SNI_CHECK, PipelineNames.RELAY, new RelayHandler(tunnel, true));
             pipeline.remove(PipelineNames.ENCODER);
             pipeline.remove(PipelineNames.CLIENT);

@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.logging.Level;
@@ -36,6 +37,13 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
+            if (listener != null) {
+                listener.upstreamTlsFailed(((SslHandshakeCompletionEvent) evt).cause());
+            }
+            ctx.close();
+            return;
+        }
         if (evt instanceof IdleStateEvent) {
             if (listener != null) {
                 listener.upstreamIdle();

@@ -1,17 +1,57 @@
 package org.cyverse.mesa.egress.tls;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.logging.Logger;
+import org.bouncycastle.asn1.x509.Extension;
 
 /**
  * The interception CA: a conformant X.509v3 CA (basicConstraints critical CA:TRUE pathLen 0,
  * keyUsage critical keyCertSign+cRLSign, subject key identifier, a subject that says what it is,
  * bounded validity), whose key never leaves the proxy. Python 3.13's strict verification refuses
  * CAs without these extensions.
+ *
+ * <p>A CA brought by the operator is held to the same profile when loaded: a CA that a strict
+ * client would refuse fails at start, with the reason, instead of failing every intercepted
+ * request later.
  */
 public final class InterceptionCa {
+
+    /** The certificate's file name in the directory that {@link #create} writes. */
+    public static final String CERT_FILE = "ca.pem";
+
+    /** The key's file name in the directory that {@link #create} writes (mode 0600). */
+    public static final String KEY_FILE = "ca.key";
+
+    private static final Logger LOG = Logger.getLogger(InterceptionCa.class.getName());
+
+    private final X509Certificate certificate;
+    private final PrivateKey key;
+    private final byte[] pem;
+
+    /** Holds a pair as is; the factories check it first. Tests use it to build deliberately broken CAs. */
+    InterceptionCa(X509Certificate certificate, PrivateKey key) {
+        this.certificate = Objects.requireNonNull(certificate, "certificate");
+        this.key = Objects.requireNonNull(key, "key");
+        this.pem = PemFiles.encode(certificate).getBytes(StandardCharsets.US_ASCII);
+    }
 
     /**
      * Loads the CA from PEM files, or creates both (directories included, key file mode 0600)
@@ -21,24 +61,150 @@ public final class InterceptionCa {
      *     the certificate is not a CA or does not match the key
      */
     public static InterceptionCa loadOrCreate(Path certFile, Path keyFile) throws IOException {
-        throw new UnsupportedOperationException("TODO");
+        boolean haveCert = Files.exists(certFile);
+        boolean haveKey = Files.exists(keyFile);
+        if (!haveCert && !haveKey) {
+            InterceptionCa ca = generate(Instant.now());
+            ca.write(certFile, keyFile);
+            return ca;
+        }
+        // Half a pair is never completed: a new key would silently invalidate the certificate
+        // that agents already trust, or a new certificate would be one they do not trust.
+        if (!haveCert) {
+            throw new IOException("CA certificate " + certFile + " is missing but its key " + keyFile
+                    + " exists: restore the certificate, or remove the key to create a new CA");
+        }
+        if (!haveKey) {
+            throw new IOException("CA key " + keyFile + " is missing but its certificate " + certFile
+                    + " exists: restore the key, or remove the certificate to create a new CA");
+        }
+        return load(certFile, keyFile);
     }
 
     /** Creates a new CA and writes it to {@code dir/ca.pem} and {@code dir/ca.key} (0600), refusing to overwrite. */
     public static InterceptionCa create(Path dir) throws IOException {
-        throw new UnsupportedOperationException("TODO");
+        Path certFile = dir.resolve(CERT_FILE);
+        Path keyFile = dir.resolve(KEY_FILE);
+        for (Path file : List.of(certFile, keyFile)) {
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileAlreadyExistsException(file.toString(), null, "already exists; refusing to overwrite a CA");
+            }
+        }
+        InterceptionCa ca = generate(Instant.now());
+        ca.write(certFile, keyFile);
+        return ca;
     }
 
+    /** A new CA held in memory only. */
+    static InterceptionCa generate(Instant now) {
+        KeyPair keyPair = CertificateSigning.newEcP256KeyPair();
+        return new InterceptionCa(CaCertificateFactory.selfSigned(keyPair, now), keyPair.getPrivate());
+    }
+
+    /** Loads and checks a pair: a conformant CA, currently valid, whose public key matches the key. */
+    static InterceptionCa load(Path certFile, Path keyFile) throws IOException {
+        X509Certificate certificate = PemFiles.readCertificate(certFile);
+        List<String> problems = conformanceProblems(certificate);
+        if (!problems.isEmpty()) {
+            throw new IOException(certFile + " is not a conformant CA certificate (strict TLS clients such as Python 3.13 "
+                    + "would refuse it): " + String.join("; ", problems));
+        }
+        try {
+            certificate.checkValidity();
+        } catch (CertificateExpiredException | CertificateNotYetValidException e) {
+            throw new IOException(certFile + " is valid only from " + certificate.getNotBefore().toInstant() + " to "
+                    + certificate.getNotAfter().toInstant() + ": create a new CA (mesa-egress ca init)");
+        }
+        PrivateKey key = PemFiles.readPrivateKey(keyFile);
+        if (!matches(certificate, key)) {
+            throw new IOException("CA key " + keyFile + " does not belong to the certificate " + certFile);
+        }
+        warnIfShared(keyFile);
+        return new InterceptionCa(certificate, key);
+    }
+
+    /** What keeps {@code certificate} from being a CA that strict verifiers accept; empty when none. */
+    static List<String> conformanceProblems(X509Certificate certificate) {
+        List<String> problems = new ArrayList<>();
+        Set<String> critical = certificate.getCriticalExtensionOIDs();
+        if (certificate.getVersion() != 3) {
+            problems.add("not an X.509v3 certificate");
+        }
+        if (certificate.getBasicConstraints() < 0) {
+            problems.add("basicConstraints does not say CA:TRUE");
+        } else if (critical == null || !critical.contains(Extension.basicConstraints.getId())) {
+            problems.add("basicConstraints is not critical");
+        }
+        boolean[] usage = certificate.getKeyUsage();
+        if (usage == null) {
+            problems.add("no keyUsage extension");
+        } else if (usage.length <= 5 || !usage[5]) {
+            problems.add("keyUsage lacks keyCertSign");
+        }
+        if (certificate.getExtensionValue(Extension.subjectKeyIdentifier.getId()) == null) {
+            problems.add("no subjectKeyIdentifier extension");
+        }
+        return problems;
+    }
+
+    /** Proves possession rather than comparing encodings, which works for PKCS#8 keys that carry no public key. */
+    private static boolean matches(X509Certificate certificate, PrivateKey key) {
+        try {
+            byte[] challenge = new byte[32];
+            CertificateSigning.RANDOM.nextBytes(challenge);
+            String algorithm = CertificateSigning.signatureAlgorithm(key);
+            Signature signer = Signature.getInstance(algorithm);
+            signer.initSign(key);
+            signer.update(challenge);
+            byte[] signature = signer.sign();
+            Signature verifier = Signature.getInstance(algorithm);
+            verifier.initVerify(certificate.getPublicKey());
+            verifier.update(challenge);
+            return verifier.verify(signature);
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            return false; // different algorithms, or a key the certificate's key type cannot verify
+        }
+    }
+
+    private static void warnIfShared(Path keyFile) {
+        try {
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(keyFile);
+            mode.remove(PosixFilePermission.OWNER_READ);
+            mode.remove(PosixFilePermission.OWNER_WRITE);
+            if (!mode.isEmpty()) {
+                LOG.warning("CA key " + keyFile + " is accessible to others than its owner (" + mode
+                        + "); anyone who can read it can impersonate every intercepted host");
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // No POSIX permissions to check (or none readable): nothing to warn about.
+        }
+    }
+
+    private void write(Path certFile, Path keyFile) throws IOException {
+        // Key first: should the certificate fail to be written, the key is removed again, so no
+        // half pair is left behind to block the next start.
+        PemFiles.writePrivateKey(keyFile, key);
+        try {
+            PemFiles.writeCertificate(certFile, certificate);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(keyFile);
+            throw e;
+        }
+        LOG.info("created interception CA \"" + certificate.getSubjectX500Principal().getName() + "\", valid until "
+                + certificate.getNotAfter().toInstant() + ": certificate " + certFile + ", key " + keyFile + " (mode 0600)");
+    }
+
+    /** The CA certificate, the trust anchor agents install. */
     public X509Certificate certificate() {
-        throw new UnsupportedOperationException("TODO");
+        return certificate;
     }
 
     PrivateKey key() {
-        throw new UnsupportedOperationException("TODO");
+        return key;
     }
 
     /** The certificate in PEM, as {@code /ca.pem} serves it. */
     public byte[] pem() {
-        throw new UnsupportedOperationException("TODO");
+        return pem.clone();
     }
 }

@@ -1,8 +1,23 @@
 package org.cyverse.mesa.egress.tls;
 
+import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.net.ssl.SSLException;
 import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
@@ -14,13 +29,41 @@ import org.cyverse.mesa.egress.allowlist.Destination;
  */
 public final class LeafCertificates {
 
+    /** Bounds memory (a context with its leaf is a few KiB) against an agent walking many hosts. */
+    static final long MAX_HOSTS = 10_000;
+
+    /** Half the leaf's 24 h: a cached leaf always has at least 12 h left when it is handed out. */
+    static final Duration CACHE_TTL = Duration.ofHours(12);
+
+    private static final Logger LOG = Logger.getLogger(LeafCertificates.class.getName());
+
+    private final InterceptionCa ca;
+    private final LeafCertificateFactory factory;
+    private final Executor mintExecutor;
+    private final Runnable onIssued;
+    // Keyed by host alone: a certificate does not name a port, so one leaf serves them all.
+    private final AsyncCache<String, SslContext> contexts;
+
     /**
      * @param ca the signing CA
      * @param mintExecutor where minting runs
      * @param onIssued called once per minted leaf (the {@code leaf_certificates_issued} metric)
      */
     public LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued) {
-        throw new UnsupportedOperationException("TODO");
+        this(ca, mintExecutor, onIssued, Ticker.systemTicker());
+    }
+
+    /** With a ticker, so that tests can move the cache's clock. */
+    LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued, Ticker ticker) {
+        this.ca = Objects.requireNonNull(ca, "ca");
+        this.mintExecutor = Objects.requireNonNull(mintExecutor, "mintExecutor");
+        this.onIssued = Objects.requireNonNull(onIssued, "onIssued");
+        this.factory = new LeafCertificateFactory(ca);
+        this.contexts = Caffeine.newBuilder()
+                .maximumSize(MAX_HOSTS)
+                .expireAfterWrite(CACHE_TTL)
+                .ticker(ticker)
+                .buildAsync();
     }
 
     /**
@@ -28,6 +71,48 @@ public final class LeafCertificates {
      * {@code http/1.1}.
      */
     public CompletableFuture<SslContext> serverContext(Destination destination) {
-        throw new UnsupportedOperationException("TODO");
+        Objects.requireNonNull(destination, "destination");
+        // The cache holds the in-flight future: a second caller for the same host joins it. The
+        // mint is handed to mintExecutor explicitly (not the cache's executor) so that no Caffeine
+        // maintenance task ever queues behind, or ahead of, a mint. A failed mint is evicted by
+        // Caffeine, so the next connection tries again.
+        CompletableFuture<SslContext> shared = contexts.get(destination.host(), (host, cacheExecutor) -> {
+            try {
+                return CompletableFuture.supplyAsync(() -> mint(destination), mintExecutor);
+            } catch (RuntimeException e) { // e.g. RejectedExecutionException while shutting down
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+        // A copy: a caller cancelling or completing its future cannot touch the cached one.
+        return shared.copy();
+    }
+
+    private SslContext mint(Destination destination) {
+        X509Certificate leaf = factory.mint(destination, Instant.now());
+        SslContext context;
+        try {
+            // The chain is leaf then CA, as forServer(key, leaf, ca) would send it; LeafKeyManager
+            // says why it is handed over directly.
+            context = SslContextBuilder.forServer(new LeafKeyManager(factory.key(), leaf, ca.certificate()))
+                    .sslProvider(SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    // Only HTTP/1.1 is relayed: a client that offers h2 alone gets no ALPN answer
+                    // (NO_ADVERTISE) and may still speak HTTP/1.1; a client that picks something
+                    // else is not cut off here (ACCEPT) but by the HTTP decoder behind.
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+        } catch (SSLException e) {
+            throw new CompletionException("cannot build a TLS context for " + destination.host(), e);
+        }
+        try {
+            onIssued.run();
+        } catch (RuntimeException e) {
+            // A broken metric must not break TLS for the host.
+            LOG.log(Level.WARNING, "the leaf-issued callback failed", e);
+        }
+        return context;
     }
 }

@@ -219,6 +219,7 @@ class GoodConfigTest {
                 "    methods: [GET]",
                 "    paths: [\"/v1/**\"]",
                 "    allow_plaintext: true",
+                "    body_substitution: true",
                 "")), Overrides.NONE);
 
         CredentialSpec openai = config.credentials().get(0);
@@ -227,10 +228,12 @@ class GoodConfigTest {
         assertNull(openai.sentinel());
         assertNull(openai.header());
         assertFalse(openai.allowPlaintext());
+        assertFalse(openai.bodySubstitution(), "request bodies are not rewritten by default");
         assertEquals(new SecretRef("env", "OPENAI_API_KEY", null), openai.secret());
         CredentialSpec example = config.credentials().get(1);
         assertEquals(Set.of("GET"), example.methods());
         assertTrue(example.allowPlaintext());
+        assertTrue(example.bodySubstitution());
         assertEquals(new SecretRef("file", "/run/secrets/example", null), example.secret());
     }
 

@@ -45,7 +45,6 @@ class TunnelTest {
         proxy = ProxyFixture.start("profile: P2\n"
                 + "allow:\n"
                 + "  - host: \"localhost\"\n    ports: [" + upstream.httpsPort() + ", " + witness.port() + "]\n"
-                + "  - host: \"api.example.org\"\n    ports: [443]\n    methods: [GET]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n");
     }
 
@@ -106,8 +105,10 @@ class TunnelTest {
     }
 
     @Test
-    void connectToAHostWithMethodRulesNeedsInterceptionAndIsRefused() throws Exception {
-        try (RawHttp raw = new RawHttp(proxy.port())) {
+    void withoutInterceptionAConnectToAHostWithMethodRulesIsRefused() throws Exception {
+        try (ProxyFixture none = ProxyFixture.start("profile: P2\ntls:\n  intercept: none\n"
+                + "allow:\n  - host: \"api.example.org\"\n    ports: [443]\n    methods: [GET]\n");
+                RawHttp raw = new RawHttp(none.port())) {
             RawHttp.Response response = raw.send("CONNECT api.example.org:443 HTTP/1.1\r\nHost: api.example.org:443\r\n\r\n").read();
             assertEquals(403, response.status());
             assertEquals("method_not_allowed", response.header("X-Mesa-Egress-Reason"));

@@ -25,6 +25,8 @@ public final class Main {
             "        print the decision for URL as JSON, without sending anything (exit 0 allow, 3 deny)",
             "  validate FILE",
             "        check a config file; one line per problem: FILE:LINE: key: message",
+            "  ca init --out DIR",
+            "        write a new interception CA: DIR/ca.pem and DIR/ca.key (mode 0600); never overwrites",
             "  version",
             "        print the version",
             "");
@@ -51,6 +53,8 @@ public final class Main {
                     return CheckCommand.run(rest, out, err);
                 case "validate":
                     return ValidateCommand.run(rest, out, err);
+                case "ca":
+                    return CaCommand.run(rest, out, err);
                 case "version":
                 case "--version":
                     out.println("mesa-egress " + version());

@@ -1,0 +1,93 @@
+package org.cyverse.mesa.egress.injector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every place of a request where a sentinel or a real secret may be carried, each in every
+ * spelling the upstream would read: header names and values as sent, header values
+ * percent-decoded (a URL in {@code Referer} or a cookie), Basic credentials decoded, the path and
+ * the query as sent and percent-decoded, and the destination host (a secret as a subdomain label
+ * is a classic exfiltration channel).
+ */
+final class RequestPlaces {
+
+    /** How a place's text is compared. */
+    enum Form {
+        /** Text as sent. */
+        CHARS,
+        /** Decoded bytes, one char per byte. */
+        BYTES,
+        /** A canonical host name: lowercase, so compared without case. */
+        HOST
+    }
+
+    /**
+     * @param label where, for a refusal's detail: never quotes content that might hold a value
+     */
+    record Place(String label, String text, Form form) {}
+
+    /** A value searched for: as text, and as the UTF-8 bytes that decoded places hold. */
+    record Needle(String text, String bytes) {
+        static Needle of(String value) {
+            return new Needle(value, PercentText.bytes(value));
+        }
+
+        boolean in(Place place) {
+            switch (place.form()) {
+                case BYTES:
+                    return place.text().contains(bytes);
+                case HOST:
+                    return place.text().contains(text.toLowerCase(Locale.ROOT));
+                default:
+                    return place.text().contains(text) || place.text().contains(bytes);
+            }
+        }
+    }
+
+    private RequestPlaces() {}
+
+    /** The places of {@code request}, header names first so that a label naming a header is checked before it is used. */
+    static List<Place> of(OutgoingRequest request) {
+        List<Place> places = new ArrayList<>();
+        places.add(new Place("the destination host name", request.destination().host(), Form.HOST));
+        places.add(new Place("the method", request.method(), Form.CHARS));
+        for (Map.Entry<String, String> header : request.headers()) {
+            places.add(new Place("a header name", header.getKey(), Form.CHARS));
+        }
+        for (Map.Entry<String, String> header : request.headers()) {
+            String where = "header " + shortName(header.getKey());
+            String value = header.getValue();
+            places.add(new Place(where, value, Form.CHARS));
+            if (value.indexOf('%') >= 0) {
+                places.add(new Place(where + " (percent-decoded)", PercentText.of(value).decoded(), Form.BYTES));
+            }
+            BasicCredentials basic = BasicCredentials.parse(value);
+            if (basic != null) {
+                places.add(new Place(where + " (Basic credentials)", basic.decoded(), Form.BYTES));
+            }
+        }
+        String pathAndQuery = request.pathAndQuery();
+        String path = path(pathAndQuery);
+        places.add(new Place("the path", path, Form.CHARS));
+        places.add(new Place("the path (percent-decoded)", PercentText.of(path).decoded(), Form.BYTES));
+        if (path.length() < pathAndQuery.length()) {
+            String query = pathAndQuery.substring(path.length() + 1);
+            places.add(new Place("the query", query, Form.CHARS));
+            places.add(new Place("the query (percent-decoded)", PercentText.of(query).decoded(), Form.BYTES));
+        }
+        return places;
+    }
+
+    /** The path without the query, as scopes match it. */
+    static String path(String pathAndQuery) {
+        int q = pathAndQuery.indexOf('?');
+        return q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+    }
+
+    private static String shortName(String name) {
+        return name.length() <= 64 ? name : name.substring(0, 64) + "...";
+    }
+}

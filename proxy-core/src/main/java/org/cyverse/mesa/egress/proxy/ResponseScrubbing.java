@@ -1,0 +1,51 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.cyverse.mesa.egress.injector.Injector;
+
+/**
+ * Keeps a real secret that an upstream echoes back (an error page quoting the request, a debug
+ * endpoint) from reaching the agent: response header values always, and bodies that are
+ * uncompressed text, where a secret can be seen at all.
+ */
+final class ResponseScrubbing {
+
+    private ResponseScrubbing() {}
+
+    static void scrubHeaders(HttpHeaders headers, Injector injector) {
+        List<Map.Entry<String, String>> entries = new ArrayList<>(headers.entries());
+        boolean changed = false;
+        for (int i = 0; i < entries.size(); i++) {
+            String value = entries.get(i).getValue();
+            String scrubbed = injector.scrubHeaderValue(value);
+            if (!scrubbed.equals(value)) {
+                entries.set(i, Map.entry(entries.get(i).getKey(), scrubbed));
+                changed = true;
+            }
+        }
+        if (changed) {
+            headers.clear();
+            entries.forEach(e -> headers.add(e.getKey(), e.getValue()));
+        }
+    }
+
+    /** Whether the body is text without a content coding (a compressed body cannot be scanned as it streams). */
+    static boolean scrubbableBody(HttpHeaders headers) {
+        String encoding = headers.get(HttpHeaderNames.CONTENT_ENCODING);
+        if (encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {
+            return false;
+        }
+        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+        if (type == null) {
+            return true; // unknown: scan it
+        }
+        String t = type.toLowerCase(Locale.ROOT);
+        return t.startsWith("text/") || t.contains("json") || t.contains("xml") || t.contains("javascript")
+                || t.contains("x-www-form-urlencoded") || t.contains("yaml");
+    }
+}

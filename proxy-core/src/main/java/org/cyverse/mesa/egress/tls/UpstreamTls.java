@@ -1,0 +1,100 @@
+package org.cyverse.mesa.egress.tls;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+import org.cyverse.mesa.egress.allowlist.Destination;
+
+/**
+ * TLS toward upstreams of intercepted connections: the chain is verified against the system trust
+ * plus {@code tls.upstream_ca}, and the host name (or IP address) against the certificate, as a
+ * browser would (endpoint identification "HTTPS"). There is no fallback: a failure is a 502
+ * {@code upstream_tls_error}.
+ */
+public final class UpstreamTls {
+
+    private final SslContext context;
+
+    private UpstreamTls(SslContext context) {
+        this.context = context;
+    }
+
+    /**
+     * @param extraCaFile PEM certificates trusted in addition to the system's, or {@code null}
+     * @throws IOException naming the file when it cannot be read or holds no certificate
+     */
+    public static UpstreamTls create(Path extraCaFile) throws IOException {
+        try {
+            List<X509Certificate> anchors = new ArrayList<>(systemAnchors());
+            if (extraCaFile != null) {
+                Collection<? extends Certificate> extra;
+                try (InputStream in = Files.newInputStream(extraCaFile)) {
+                    extra = CertificateFactory.getInstance("X.509").generateCertificates(in);
+                }
+                if (extra.isEmpty()) {
+                    throw new IOException(extraCaFile + " (tls.upstream_ca) holds no PEM certificate");
+                }
+                for (Certificate c : extra) {
+                    anchors.add((X509Certificate) c);
+                }
+            }
+            SslContext context = SslContextBuilder.forClient()
+                    .sslProvider(SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    .trustManager(anchors.toArray(new X509Certificate[0]))
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+            return new UpstreamTls(context);
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot set up upstream TLS: " + e.getMessage(), e);
+        }
+    }
+
+    private static List<X509Certificate> systemAnchors() throws GeneralSecurityException {
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init((KeyStore) null);
+        List<X509Certificate> anchors = new ArrayList<>();
+        for (var manager : factory.getTrustManagers()) {
+            if (manager instanceof X509TrustManager) {
+                anchors.addAll(List.of(((X509TrustManager) manager).getAcceptedIssuers()));
+            }
+        }
+        return anchors;
+    }
+
+    /**
+     * A client handler for {@code destination}: SNI for names (the JDK sends none for IP
+     * literals, as RFC 6066 section 3 asks), and the name or IP address verified against the
+     * certificate.
+     */
+    public SslHandler newHandler(ByteBufAllocator alloc, Destination destination) {
+        SSLEngine engine = context.newEngine(alloc, destination.host(), destination.port());
+        SSLParameters params = engine.getSSLParameters();
+        params.setEndpointIdentificationAlgorithm("HTTPS");
+        engine.setSSLParameters(params);
+        return new SslHandler(engine);
+    }
+}

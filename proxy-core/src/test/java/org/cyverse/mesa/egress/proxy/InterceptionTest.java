@@ -1,0 +1,269 @@
+package org.cyverse.mesa.egress.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+import org.cyverse.mesa.egress.testkit.HttpsUpstream;
+import javax.net.ssl.SSLSocket;
+import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.cyverse.mesa.egress.testkit.RawHttp;
+import org.cyverse.mesa.egress.testkit.TestPki;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * TLS interception with credential injection, end to end: the JDK client trusts only the proxy's
+ * CA (hostname verification on); the upstream is a real HTTPS server with its own test CA, trusted
+ * by the proxy through tls.upstream_ca. Every secret stays out of the log and the audit.
+ */
+class InterceptionTest {
+
+    static final String ANTHROPIC = "sk-ant-REAL-0123456789abcdef";
+    static final String GITHUB = "ghs_REALTOKEN987654321zyx";
+
+    @TempDir
+    static Path dir;
+
+    private static TestPki pki;
+    private static HttpsUpstream upstream;
+    private static HttpsUpstream byIp;
+    private static ProxyFixture proxy;
+    private static HttpClient client;
+    private static final StringBuilder log = new StringBuilder();
+    private static final Handler capture = new Handler() {
+        private final SimpleFormatter format = new SimpleFormatter();
+
+        @Override
+        public synchronized void publish(LogRecord record) {
+            log.append(format.format(record));
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    };
+
+    @BeforeAll
+    static void start() throws Exception {
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        capture.setLevel(Level.ALL);
+        Logger.getLogger("org.cyverse").setLevel(Level.FINE);
+        pki = new TestPki("upstream");
+        upstream = new HttpsUpstream(pki.serverContext("localhost", "127.0.0.1"), "127.0.0.1");
+        byIp = new HttpsUpstream(pki.serverContext("localhost", "127.0.0.1"), "127.0.0.1");
+        Path ca = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
+        Path secrets = dir.resolve("secrets.yaml");
+        Files.writeString(secrets, "anthropic: \"" + ANTHROPIC + "\"\ngithub: \"" + GITHUB + "\"\n");
+        proxy = ProxyFixture.start("profile: P2\n"
+                + "tls:\n  upstream_ca: \"" + ca + "\"\n  intercept: all\n"
+                + "allow:\n"
+                + "  - host: \"localhost\"\n    ports: [" + upstream.port() + "]\n"
+                + "  - host: \"127.0.0.1\"\n    ports: [" + byIp.port() + "]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
+                + "credentials:\n"
+                + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
+                + "    paths: [\"/echo\", \"/echo/**\", \"/reflect\", \"/big\"]\n"
+                + "    sentinel: \"sk-ant-sentinel\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
+                + "    secret: \"file:" + secrets + "#anthropic\"\n"
+                + "  - name: github\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
+                + "    paths: [\"/git/**\"]\n    sentinel: \"proxy-injected\"\n"
+                + "    secret: \"file:" + secrets + "#github\"\n");
+        awaitReady();
+        client = HttpClient.newBuilder()
+                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+    }
+
+    private static void awaitReady() throws Exception {
+        for (int i = 0; i < 100 && proxy.admin("/readyz").statusCode() != 200; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(200, proxy.admin("/readyz").statusCode(), proxy.admin("/readyz").body());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            proxy.close();
+            String everything = log + proxy.auditText();
+            for (String secret : List.of(ANTHROPIC, GITHUB)) {
+                assertFalse(everything.contains(secret), "a secret value reached the log or the audit");
+                assertFalse(everything.contains(Base64.getEncoder().encodeToString(("x-access-token:" + GITHUB).getBytes())),
+                        "an encoded secret reached the log or the audit");
+            }
+        } finally {
+            Logger.getLogger("").removeHandler(capture);
+            upstream.close();
+            byIp.close();
+        }
+    }
+
+    private static String url(String path) {
+        return "https://localhost:" + upstream.port() + path;
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpsUpstream.Seen last() {
+        return upstream.seen().get(upstream.seen().size() - 1);
+    }
+
+    @Test
+    void theCredentialIsInjectedWithoutAClientSentinel() throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url("/echo/plain"))));
+        assertEquals(200, response.statusCode());
+        assertEquals(ANTHROPIC, last().header("x-api-key"));
+        assertFalse(response.body().contains(ANTHROPIC), "the echoed secret is scrubbed: " + response.body());
+        assertTrue(response.body().contains("sk-ant-sentinel"), response.body());
+    }
+
+    @Test
+    void theClientsSentinelIsReplacedAndItsOwnValueOverwritten() throws Exception {
+        send(HttpRequest.newBuilder(URI.create(url("/echo/s"))).header("X-Api-Key", "sk-ant-sentinel"));
+        assertEquals(ANTHROPIC, last().header("x-api-key"));
+        assertEquals(1, last().headers().get("x-api-key").size());
+        send(HttpRequest.newBuilder(URI.create(url("/echo/o"))).header("x-api-key", "something-else"));
+        assertEquals(ANTHROPIC, last().header("x-api-key"));
+    }
+
+    @Test
+    void basicAuthQueryAndPathSentinelsAreReplaced() throws Exception {
+        String basic = Base64.getEncoder().encodeToString("x-access-token:proxy-injected".getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url("/git/repo.git/proxy-injected?token=proxy-injected")))
+                .header("Authorization", "Basic " + basic));
+        assertEquals(200, response.statusCode(), response.body());
+        HttpsUpstream.Seen seen = last();
+        String decoded = new String(Base64.getDecoder().decode(seen.header("Authorization").substring(6)), StandardCharsets.UTF_8);
+        assertEquals("x-access-token:" + GITHUB, decoded);
+        assertEquals("/git/repo.git/" + GITHUB + "?token=" + GITHUB, seen.uri());
+        JsonNode record = proxy.awaitAudit(1).stream().filter(r -> r.get("path").asText().startsWith("/git/")).findFirst().orElseThrow();
+        assertEquals("github", record.get("credential").asText());
+        assertEquals("intercept", record.get("mode").asText());
+        assertFalse(record.get("path").asText().contains(GITHUB), record.toString());
+    }
+
+    @Test
+    void aSentinelHeadedToAnotherAllowedHostIsRefused() throws Exception {
+        int before = byIp.seen().size();
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + byIp.port() + "/x"))
+                .header("x-api-key", "sk-ant-sentinel"));
+        assertEquals(403, response.statusCode());
+        assertEquals("credential_endpoint_mismatch", response.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
+        assertEquals(before, byIp.seen().size(), "nothing was sent upstream");
+        JsonNode record = proxy.awaitAudit(1).stream()
+                .filter(r -> r.get("reason").asText().equals("credential_endpoint_mismatch")).findFirst().orElseThrow();
+        assertEquals("anthropic", record.get("credential").asText());
+    }
+
+    @Test
+    void aRealSecretFromTheClientIsRefused() throws Exception {
+        int before = upstream.seen().size();
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url("/echo/leak"))).header("X-Debug", "key=" + ANTHROPIC));
+        assertEquals(403, response.statusCode());
+        assertEquals("secret_leak", response.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
+        assertFalse(response.body().contains(ANTHROPIC));
+        assertEquals(before, upstream.seen().size());
+    }
+
+    @Test
+    void traceIsRefused() throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url("/echo"))).method("TRACE",
+                HttpRequest.BodyPublishers.noBody()));
+        assertEquals(405, response.statusCode());
+        assertEquals("method_refused", response.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
+    }
+
+    @Test
+    void aSecretEchoedInAHeaderAndInABodySplitAcrossChunksReachesTheClientAsItsSentinel() throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url("/reflect"))));
+        assertEquals(200, response.statusCode());
+        assertEquals("you sent sk-ant-sentinel", response.headers().firstValue("X-Echoed-Key").orElse(null));
+        assertEquals("{\"error\": \"invalid key sk-ant-sentinel\"}", response.body());
+    }
+
+    @Test
+    void theLeafCertificateIsMintedOncePerHost() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            HttpClient fresh = HttpClient.newBuilder()
+                    .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                    .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
+                    .build();
+            assertEquals(200, fresh.send(HttpRequest.newBuilder(URI.create(url("/echo/leaf"))).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode());
+        }
+        String metrics = proxy.admin("/metrics").body();
+        long localhostLeaves = 1; // localhost; 127.0.0.1 may have been minted by another test
+        assertTrue(metrics.contains("mesa_egress_leaf_certificates_issued_total " + localhostLeaves + ".0")
+                || metrics.contains("mesa_egress_leaf_certificates_issued_total 2.0"), metrics);
+        assertTrue(metrics.contains("mesa_egress_injections_total{credential=\"anthropic\",outcome=\"injected\"}"), metrics);
+    }
+
+    @Test
+    void theCaIsServedOnTheAdminPort() throws Exception {
+        HttpResponse<String> pem = proxy.admin("/ca.pem");
+        assertEquals(200, pem.statusCode());
+        assertTrue(pem.body().startsWith("-----BEGIN CERTIFICATE-----"), pem.body());
+    }
+
+    @Test
+    void aHundredMebibyteInterceptedDownloadArrivesWhole() throws Exception {
+        long size = 100L * 1024 * 1024;
+        upstream.bigSize(size);
+        HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(URI.create(url("/big"))).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, response.statusCode());
+        long total = 0;
+        try (InputStream in = response.body()) {
+            byte[] buf = new byte[64 * 1024];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                total += n;
+            }
+        }
+        assertEquals(size, total);
+    }
+
+    @Test
+    void aHostHeaderNamingAnotherHostIs421() throws Exception {
+        int before = upstream.seen().size();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
+                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
+            tls.startHandshake();
+            tls.getOutputStream().write("GET /echo HTTP/1.1\r\nHost: other.example.org\r\nx-api-key: sk-ant-sentinel\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(tls.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 421", answer);
+        }
+        assertEquals(before, upstream.seen().size(), "nothing was sent upstream");
+    }
+}

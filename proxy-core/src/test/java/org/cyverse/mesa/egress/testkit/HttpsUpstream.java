@@ -1,0 +1,125 @@
+package org.cyverse.mesa.egress.testkit;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import javax.net.ssl.SSLContext;
+
+/**
+ * A real HTTPS upstream on loopback (the JDK's server) with its own certificate, recording what it
+ * received: {@code /echo...} answers the request line and headers as text; {@code /reflect}
+ * answers a response header and a body quoting the request's credentials, the body written in two
+ * flushed pieces that split the value; {@code /big} streams a large body; {@code /sink} counts an
+ * upload.
+ */
+public final class HttpsUpstream implements AutoCloseable {
+
+    /** What one request brought. */
+    public record Seen(String method, String uri, Map<String, List<String>> headers, long bodyBytes) {
+        public String header(String name) {
+            for (var e : headers.entrySet()) {
+                if (e.getKey().equalsIgnoreCase(name)) {
+                    return e.getValue().get(0);
+                }
+            }
+            return null;
+        }
+    }
+
+    private final HttpsServer server;
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private volatile long bigSize = 1024;
+
+    public HttpsUpstream(SSLContext context, String bind) throws IOException {
+        server = HttpsServer.create(new InetSocketAddress(bind, 0), 16);
+        server.setHttpsConfigurator(new HttpsConfigurator(context));
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public List<Seen> seen() {
+        return seen;
+    }
+
+    public void bigSize(long size) {
+        this.bigSize = size;
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        long body = 0;
+        try (InputStream in = exchange.getRequestBody()) {
+            byte[] buf = new byte[64 * 1024];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                body += n;
+            }
+        }
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.putAll(exchange.getRequestHeaders());
+        seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body));
+        String path = exchange.getRequestURI().getPath();
+        if (path.startsWith("/reflect")) {
+            String key = String.valueOf(exchange.getRequestHeaders().getFirst("x-api-key"));
+            exchange.getResponseHeaders().add("X-Echoed-Key", "you sent " + key);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, 0);
+            String text = "{\"error\": \"invalid key " + key + "\"}";
+            int half = text.indexOf(key) + key.length() / 2;
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(text.substring(0, half).getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                sleep();
+                out.write(text.substring(half).getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        if (path.startsWith("/big")) {
+            exchange.getResponseHeaders().add("Content-Type", "application/octet-stream");
+            exchange.sendResponseHeaders(200, bigSize);
+            byte[] block = new byte[64 * 1024];
+            try (OutputStream out = exchange.getResponseBody()) {
+                for (long sent = 0; sent < bigSize; sent += block.length) {
+                    out.write(block, 0, (int) Math.min(block.length, bigSize - sent));
+                }
+            }
+            return;
+        }
+        StringBuilder text = new StringBuilder(exchange.getRequestMethod() + " " + exchange.getRequestURI() + "\n");
+        headers.forEach((k, v) -> text.append(k).append(": ").append(String.join(",", v)).append('\n'));
+        text.append("body-bytes: ").append(body).append('\n');
+        byte[] answer = text.toString().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "text/plain");
+        exchange.sendResponseHeaders(200, answer.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(answer);
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
