@@ -339,7 +339,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             exchange.credential = injection.credential();
         }
         if (injection.refused()) {
-            refuse(exchange, CredentialRefusals.of(injection, destination.host(), state.profile()), closeAfterRefusal);
+            if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
+                // The leaked value may sit in the path (in any encoding) or the host name: keep it
+                // out of the audit log.
+                exchange.path = "[redacted]";
+                exchange.host = state.injector().scrubHeaderValue(exchange.host);
+            }
+            refuse(exchange, CredentialRefusals.of(injection, state.injector().scrubHeaderValue(destination.host()), state.profile()),
+                    closeAfterRefusal);
             return;
         }
         if (!tls && injection.outcome() == Injection.Outcome.INJECTED && (method.equals("TRACE") || method.equals("TRACK"))) {

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import io.netty.buffer.ByteBufAllocatorMetric;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,8 +11,8 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.cyverse.mesa.egress.testkit.MemoryWatch;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,37 +123,6 @@ class StreamingTest {
             }
             assertEquals(SIZE, total);
             assertTrue(watch.peak() < BOUND, "proxy buffers peaked at " + watch.peak() + " bytes");
-        }
-    }
-
-    /**
-     * Samples the memory in use of Netty's default allocator (the proxy's buffers: nothing else in
-     * this JVM uses Netty) every few milliseconds.
-     */
-    private static final class MemoryWatch implements AutoCloseable {
-        private final AtomicLong peak = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final Thread thread = new Thread(() -> {
-            ByteBufAllocatorMetric metric = ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric();
-            while (running.get()) {
-                peak.accumulateAndGet(metric.usedDirectMemory() + metric.usedHeapMemory(), Math::max);
-                pause();
-            }
-        }, "memory-watch");
-
-        MemoryWatch() {
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        long peak() {
-            return peak.get();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running.set(false);
-            thread.join();
         }
     }
 

@@ -25,7 +25,7 @@ import javax.net.ssl.SSLContext;
 public final class HttpsUpstream implements AutoCloseable {
 
     /** What one request brought. */
-    public record Seen(String method, String uri, Map<String, List<String>> headers, long bodyBytes) {
+    public record Seen(String method, String uri, Map<String, List<String>> headers, long bodyBytes, String body) {
         public String header(String name) {
             for (var e : headers.entrySet()) {
                 if (e.getKey().equalsIgnoreCase(name)) {
@@ -62,16 +62,21 @@ public final class HttpsUpstream implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         long body = 0;
+        java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
         try (InputStream in = exchange.getRequestBody()) {
             byte[] buf = new byte[64 * 1024];
             int n;
             while ((n = in.read(buf)) > 0) {
                 body += n;
+                if (head.size() < 4096) {
+                    head.write(buf, 0, Math.min(n, 4096 - head.size())); // the first 4 KiB, for assertions
+                }
             }
         }
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.putAll(exchange.getRequestHeaders());
-        seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body));
+        seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body,
+                head.toString(StandardCharsets.UTF_8)));
         String path = exchange.getRequestURI().getPath();
         if (path.startsWith("/reflect")) {
             String key = String.valueOf(exchange.getRequestHeaders().getFirst("x-api-key"));

@@ -121,6 +121,20 @@ public final class ProxyFixture implements AutoCloseable {
         return records;
     }
 
+    /** Waits (at most 5 s) for an audit record that {@code test} accepts, and returns it. */
+    public JsonNode awaitAuditRecord(java.util.function.Predicate<JsonNode> test) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        do {
+            for (JsonNode record : auditRecords()) {
+                if (test.test(record)) {
+                    return record;
+                }
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("no such audit record in " + auditRecords());
+    }
+
     /** The audit records written so far. */
     public List<JsonNode> auditRecords() {
         List<JsonNode> records = new ArrayList<>();
