@@ -191,4 +191,44 @@ class InterceptionFailuresTest {
             assertEquals(1, upstream.seen().size(), "only the allowed request reached the upstream");
         }
     }
+
+    /**
+     * The issue's "done when": an agent whose environment has HTTPS_PROXY and the proxy's CA in
+     * SSL_CERT_FILE (Python, strict X.509 verification) reaches a credential host with the
+     * sentinel, and the upstream sees the real key.
+     */
+    @Test
+    void anAgentWithHttpsProxyAndSslCertFileGetsItsSentinelReplaced() throws Exception {
+        TestPki pki = new TestPki("upstream");
+        Path ca = pki.writeCaPem(dir.resolve("ca.pem"));
+        Path secrets = Files.writeString(dir.resolve("key"), "sk-ant-real-for-python-4242");
+        try (HttpsUpstream upstream = new HttpsUpstream(pki.serverContext("localhost"), "127.0.0.1");
+                ProxyFixture proxy = ProxyFixture.start(allowing(upstream.port(), "tls:\n  upstream_ca: \"" + ca + "\"\n"
+                        + "credentials:\n  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
+                        + "    sentinel: \"sk-ant-sentinel\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
+                        + "    secret: \"file:" + secrets + "\"\n"))) {
+            Path proxyCa = Files.write(dir.resolve("proxy-ca.pem"), proxy.server().ca().pem());
+            for (int i = 0; i < 100 && proxy.admin("/readyz").statusCode() != 200; i++) {
+                Thread.sleep(50);
+            }
+            String script = String.join("\n",
+                    "import ssl, urllib.request",
+                    "ctx = ssl.create_default_context()",
+                    "ctx.verify_flags |= ssl.VERIFY_X509_STRICT",
+                    "req = urllib.request.Request('https://localhost:" + upstream.port() + "/v1/messages', headers={'x-api-key': 'sk-ant-sentinel'})",
+                    "print(urllib.request.urlopen(req, context=ctx).read().decode())");
+            ProcessBuilder builder = new ProcessBuilder("python3", "-c", script);
+            builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy") || k.startsWith("SSL_CERT"));
+            builder.environment().put("HTTPS_PROXY", "http://127.0.0.1:" + proxy.port());
+            builder.environment().put("SSL_CERT_FILE", proxyCa.toString());
+            Process python = builder.start();
+            String out = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String err = new String(python.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(python.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, python.exitValue(), err);
+            assertEquals("sk-ant-real-for-python-4242", upstream.seen().get(0).header("x-api-key"));
+            assertTrue(out.toLowerCase(java.util.Locale.ROOT).contains("x-api-key: sk-ant-sentinel"), "the echoed key comes back as its sentinel: " + out);
+            assertTrue(!out.contains("sk-ant-real-for-python-4242"), out);
+        }
+    }
 }

@@ -15,13 +15,17 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
 
 /**
  * {@code check URL}: the decision the running proxy would make, as one JSON object on stdout,
  * without sending anything. An http URL is decided as a forwarded request (method and path
- * known), an https URL as the CONNECT the client would send. IP literals go through the address
- * guard; names are not resolved (the running proxy resolves them once, per request).
+ * known); an https URL as the CONNECT the client would send, and, where the proxy would intercept
+ * it, as the request inside. {@code credential} names the credential that would be injected. IP
+ * literals go through the address guard; names are not resolved (the running proxy resolves them
+ * once, per request).
  */
 final class CheckCommand {
 
@@ -57,6 +61,16 @@ final class CheckCommand {
         String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         boolean tls = url.getScheme().equalsIgnoreCase("https");
         Decision decision = config.policy().decide(tls ? Target.tunnel(destination) : new Target(destination, method, path));
+        String mode = tls ? "tunnel" : "forward";
+        if (tls && intercepts(config, decision, destination)) {
+            // As the proxy would: terminate TLS and decide the request itself.
+            mode = "intercept";
+            decision = config.policy().decide(new Target(destination, method, path));
+        }
+        CredentialSpec credential = credentialFor(config, destination, method, path);
+        if (credential != null && !tls && !credential.allowPlaintext()) {
+            credential = null; // never injected over plain http
+        }
         boolean allowed = decision.allowed();
         Reason reason = decision.reason();
         if (allowed && destination.addressBytes() != null) {
@@ -70,8 +84,8 @@ final class CheckCommand {
         json.put("decision", allowed ? "allow" : "deny");
         json.put("reason", reason.code());
         json.put("rule", decision.rule());
-        json.put("mode", tls ? "tunnel" : "forward");
-        json.put("credential", null);
+        json.put("mode", mode);
+        json.put("credential", allowed && credential != null ? credential.name() : null);
         json.put("profile", config.profile().name());
         json.put("egress", config.egress().name());
         json.put("host", destination.host());
@@ -82,6 +96,30 @@ final class CheckCommand {
             throw new IllegalStateException(e);
         }
         return allowed ? Main.OK : Main.DENY;
+    }
+
+    /** The proxy's rule (TunnelSetup): intercept when the tunnel needs inspection, a credential covers it, or mode is all. */
+    private static boolean intercepts(MesaConfig config, Decision tunnel, Destination destination) {
+        InterceptMode mode = config.tls().intercept();
+        if (mode == InterceptMode.NONE) {
+            return false;
+        }
+        return mode == InterceptMode.ALL || tunnel.outcome() == Decision.Outcome.NEEDS_INSPECTION
+                || config.credentials().stream().anyMatch(c -> c.ports().contains(destination.port())
+                        && c.hosts().stream().anyMatch(h -> h.matches(destination)));
+    }
+
+    /** The first credential whose scope covers the request, in config order. */
+    private static CredentialSpec credentialFor(MesaConfig config, Destination destination, String method, String path) {
+        for (CredentialSpec c : config.credentials()) {
+            boolean host = c.hosts().stream().anyMatch(h -> h.matches(destination));
+            boolean methodOk = c.methods().isEmpty() || c.methods().contains(method);
+            boolean pathOk = c.paths().isEmpty() || c.paths().stream().anyMatch(g -> g.matches(path));
+            if (host && c.ports().contains(destination.port()) && methodOk && pathOk) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private static String hostOf(String authority) {

@@ -116,4 +116,21 @@ class MainTest {
         assertEquals(0, run("version"));
         assertTrue(out().startsWith("mesa-egress "), out());
     }
+
+    @Test
+    void checkNamesTheCredentialAndTheInterceptionMode() throws Exception {
+        Path config = dir.resolve("cred.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\ncredentials:\n  - name: anthropic\n    hosts: [\"api.anthropic.com\"]\n"
+                + "    sentinel: \"sk-ant-sentinel\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n    secret: \"env:ANTHROPIC_API_KEY\"\n");
+        assertEquals(0, run("check", "--config", config.toString(), "--method", "POST", "https://api.anthropic.com/v1/messages"));
+        JsonNode json = new ObjectMapper().readTree(out());
+        assertEquals("intercept", json.get("mode").asText());
+        assertEquals("anthropic", json.get("credential").asText());
+
+        out.reset();
+        assertEquals(0, run("check", "--config", config.toString(), "https://github.com/cyverse/repo.git"));
+        json = new ObjectMapper().readTree(out());
+        assertEquals("tunnel", json.get("mode").asText());
+        assertTrue(json.get("credential").isNull());
+    }
 }
