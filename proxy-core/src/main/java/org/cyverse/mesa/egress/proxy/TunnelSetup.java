@@ -116,6 +116,9 @@ final class TunnelSetup {
                 return;
             }
             upstream.park();
+            // Until a ClientHandler owns the upstream (it closes it with the client), a client that
+            // goes away during the ClientHello or the handshake must not leave it open.
+            ctx.channel().closeFuture().addListener(closed -> upstream.close());
             long helloMillis = state.config().limits().headerTimeout().toMillis();
             ChannelPipeline pipeline = ctx.pipeline();
             pipeline.addAfter(PipelineNames.CLIENT, PipelineNames.SNI_CHECK,
