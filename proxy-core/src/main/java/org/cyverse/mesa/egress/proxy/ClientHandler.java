@@ -5,11 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -19,18 +15,11 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
-import org.cyverse.mesa.egress.allowlist.Target;
-import org.cyverse.mesa.egress.injector.Injection;
-import org.cyverse.mesa.egress.injector.OutgoingRequest;
 
 /**
  * One client connection while it speaks HTTP: takes each request head, decides it (SPEC.md
@@ -222,159 +211,26 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onForward(HttpRequest request, Exchange exchange) {
-        boolean closeAfterRefusal = closeAfterRefusal(request);
-        if (intercepted != null) {
-            onIntercepted(request, exchange, closeAfterRefusal);
-            return;
-        }
-        String uri = request.uri();
-        if (uri.startsWith("/") || uri.equals("*")) {
-            refuse(exchange, Refusals.badRequest("this is a proxy: the request names no destination (" + abbreviate(uri) + ")",
-                    "point HTTP_PROXY/HTTPS_PROXY at this address instead of sending requests to it directly"), closeAfterRefusal);
-            return;
-        }
-        RequestTarget target;
-        Destination destination;
-        try {
-            target = RequestTarget.parseAbsolute(uri);
-            exchange.scheme = target.scheme();
-            exchange.host = target.host();
-            exchange.port = target.port();
-            exchange.path = target.path();
-            if (target.scheme().equals("https")) {
-                refuse(exchange, Refusals.badRequest("an https:// URL was sent as a plain proxy request",
-                        "send HTTPS through CONNECT (set HTTPS_PROXY); the proxy does not originate TLS for plain requests"), closeAfterRefusal);
-                return;
-            }
-            destination = Destination.parse(target.host(), target.port());
-        } catch (RequestTarget.BadTargetException | InvalidDestinationException e) {
-            refuse(exchange, Refusals.badRequest("bad request target: " + e.getMessage(),
-                    "send an absolute http:// URL with a valid host name or address"), true);
-            return;
-        }
-        decideAndForward(request, exchange, destination, target.pathAndQuery(), closeAfterRefusal);
-    }
-
-    /**
-     * A request inside an intercepted CONNECT: origin-form (or an absolute https URL naming the
-     * CONNECT target), and a Host that names the CONNECT target too (domain fronting refused).
-     */
-    private void onIntercepted(HttpRequest request, Exchange exchange, boolean closeAfterRefusal) {
-        exchange.mode = "intercept";
-        exchange.scheme = "https";
-        exchange.host = intercepted.host();
-        exchange.port = intercepted.port();
-        String uri = request.uri();
-        String pathAndQuery;
-        try {
-            if (uri.startsWith("/")) {
-                pathAndQuery = uri;
-            } else {
-                RequestTarget target = RequestTarget.parseAbsolute(uri);
-                if (!target.scheme().equals("https") || !sameDestination(target.host(), target.port())) {
-                    refuse(exchange, Refusals.of(Reason.HOST_MISMATCH, intercepted.host(), profile(), "request target " + abbreviate(uri)),
-                            closeAfterRefusal);
-                    return;
-                }
-                pathAndQuery = target.pathAndQuery();
-            }
-        } catch (RequestTarget.BadTargetException e) {
-            refuse(exchange, Refusals.badRequest("bad request target: " + e.getMessage(), "send an origin-form target such as /path"),
-                    true);
-            return;
-        }
-        exchange.path = RequestTarget.pathOf(pathAndQuery);
-        String host = request.headers().get(HttpHeaderNames.HOST);
-        if (host == null || !hostHeaderNamesTarget(host)) {
-            refuse(exchange, Refusals.of(Reason.HOST_MISMATCH, intercepted.host(), profile(),
-                    host == null ? "no Host header" : "Host " + abbreviate(host)), closeAfterRefusal);
-            return;
-        }
-        decideAndForward(request, exchange, intercepted, pathAndQuery, closeAfterRefusal);
-    }
-
-    private boolean hostHeaderNamesTarget(String hostHeader) {
-        try {
-            RequestTarget authority = RequestTarget.parseAbsolute("https://" + hostHeader + "/");
-            return sameDestination(authority.host(), authority.port());
-        } catch (RequestTarget.BadTargetException e) {
-            return false;
-        }
-    }
-
-    private boolean sameDestination(String host, int port) {
-        try {
-            Destination d = Destination.parse(host, port);
-            return d.host().equals(intercepted.host()) && d.port() == intercepted.port();
-        } catch (InvalidDestinationException e) {
-            return false;
-        }
-    }
-
-    /** SPEC.md steps 3 and 5 for a request whose destination is known, then the exchange. */
-    private void decideAndForward(HttpRequest request, Exchange exchange, Destination destination, String pathAndQuery,
-            boolean closeAfterRefusal) {
-        exchange.host = destination.host();
-        exchange.port = destination.port();
-        exchange.path = RequestTarget.pathOf(pathAndQuery);
         ProxyState state = proxy.state();
-        String method = request.method().name();
-        Decision decision = state.config().policy().decide(new Target(destination, method, exchange.path));
-        exchange.rule = decision.rule();
-        if (!decision.allowed()) {
-            refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), closeAfterRefusal);
+        RequestAdmission admission = new RequestAdmission(state, proxy.metrics, intercepted);
+        RequestAdmission.Result result = admission.admit(request, exchange);
+        if (result instanceof RequestAdmission.Refused) {
+            RequestAdmission.Refused refused = (RequestAdmission.Refused) result;
+            refuse(exchange, refused.refusal(), refused.close());
             return;
         }
-        boolean tls = intercepted != null;
-        if (tls && (method.equals("TRACE") || method.equals("TRACK"))) {
-            // TRACE echoes the request, injected credentials included, back to the client.
-            refuse(exchange, Refusals.of(Reason.METHOD_REFUSED, destination.host(), state.profile(), method), closeAfterRefusal);
-            return;
-        }
-        HttpHeaders headers = request.headers().copy();
-        HopByHop.strip(headers);
-        Injection injection = state.injector().apply(new OutgoingRequest(tls, destination, method, pathAndQuery, List.copyOf(headers.entries())));
-        if (injection.outcome() != Injection.Outcome.UNCHANGED) {
-            proxy.metrics.injection(injection.credential() == null ? "" : injection.credential(), injection.outcome().label());
-            exchange.credential = injection.credential();
-        }
-        if (injection.refused()) {
-            if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
-                // The leaked value may sit in the path (in any encoding) or the host name: keep it
-                // out of the audit log.
-                exchange.path = "[redacted]";
-                exchange.host = state.injector().scrubHeaderValue(exchange.host);
-            }
-            refuse(exchange, CredentialRefusals.of(injection, state.injector().scrubHeaderValue(destination.host()), state.profile()),
-                    closeAfterRefusal);
-            return;
-        }
-        if (!tls && injection.outcome() == Injection.Outcome.INJECTED && (method.equals("TRACE") || method.equals("TRACK"))) {
-            refuse(exchange, Refusals.of(Reason.METHOD_REFUSED, destination.host(), state.profile(), method), closeAfterRefusal);
-            return;
-        }
-        HttpRequest outgoing = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), injection.pathAndQuery(),
-                DefaultHttpHeadersFactory.headersFactory().newHeaders());
-        for (Map.Entry<String, String> header : injection.headers()) {
-            outgoing.headers().add(header.getKey(), header.getValue());
-        }
+        RequestAdmission.Admitted admitted = (RequestAdmission.Admitted) result;
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
         UpstreamLink reuse = null;
-        if (idleUpstream != null && idleUpstream.reusableFor(destination)) {
+        if (idleUpstream != null && idleUpstream.reusableFor(admitted.destination())) {
             reuse = idleUpstream;
         } else if (idleUpstream != null) {
             idleUpstream.close();
         }
         idleUpstream = null;
-        forward = new ForwardExchange(proxy, this, ctx, state, exchange, destination, request, outgoing, tls,
-                injection.bodySubstitution(), keepAlive);
+        forward = new ForwardExchange(proxy, this, ctx, state, exchange, admitted.destination(), request, admitted.outgoing(),
+                intercepted != null, admitted.bodySubstitution(), keepAlive);
         forward.start(reuse);
-    }
-
-    /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
-    private static boolean closeAfterRefusal(HttpRequest request) {
-        return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
-                || !HttpUtil.isKeepAlive(request);
     }
 
     /** Called by {@link ForwardExchange} when its exchange is over. */
@@ -477,9 +333,5 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             return a.getAddress().getHostAddress() + ":" + a.getPort();
         }
         return String.valueOf(channel.remoteAddress());
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
     }
 }
