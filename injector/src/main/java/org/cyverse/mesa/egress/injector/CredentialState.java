@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,11 +27,32 @@ final class CredentialState {
     final AtomicBoolean inFlight = new AtomicBoolean();
     /** Consecutive failures, for the back-off; written only by the fetch in flight. */
     volatile int failures;
+    /**
+     * Every distinct value this credential has had, newest last, at most {@link #HELD}: an
+     * upstream may echo a value that was refreshed away a moment ago, and it must still be
+     * scrubbed from responses.
+     */
+    volatile List<Secret> held = List.of();
+    static final int HELD = 8;
     /** The next planned fetch (refresh ahead of expiry, or retry after a failure). */
     private ScheduledFuture<?> next;
 
     CredentialState(CredentialSpec spec) {
         this.spec = spec;
+    }
+
+    /** Remembers a fetched value; returns whether it was new. */
+    synchronized boolean remember(Secret secret) {
+        if (held.contains(secret)) {
+            return false;
+        }
+        List<Secret> next = new ArrayList<>(held);
+        next.add(secret);
+        while (next.size() > HELD) {
+            next.remove(0);
+        }
+        held = List.copyOf(next);
+        return true;
     }
 
     synchronized void plan(ScheduledFuture<?> future) {

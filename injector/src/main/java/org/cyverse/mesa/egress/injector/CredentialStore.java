@@ -55,6 +55,8 @@ public final class CredentialStore implements AutoCloseable {
     private final Clock clock = Clock.systemUTC();
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile boolean closed;
+    /** Counts new values, so that users of {@link #held} can cache what they derive from it. */
+    private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
     private volatile ScheduledFuture<?> ticker;
 
     /**
@@ -99,6 +101,20 @@ public final class CredentialStore implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(lease.secret());
+    }
+
+    /**
+     * Every value the credential has had (newest last, a few at most), valid or not: what must
+     * never reach a client.
+     */
+    public List<Secret> held(String credential) {
+        CredentialState state = states.get(credential);
+        return state == null ? List.of() : state.held;
+    }
+
+    /** Changes whenever a credential gets a value it did not have before. */
+    public long generation() {
+        return generation.get();
     }
 
     /** {@code null} once every credential has been resolved once; otherwise which are missing and why. */
@@ -152,6 +168,9 @@ public final class CredentialStore implements AutoCloseable {
         try {
             SecretLease lease = obtain(state.spec);
             state.lease.set(lease);
+            if (state.remember(lease.secret())) {
+                generation.incrementAndGet();
+            }
             boolean recovered = state.failures > 0;
             state.failures = 0;
             state.lastError = null;

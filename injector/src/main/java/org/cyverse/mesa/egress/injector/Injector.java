@@ -174,25 +174,38 @@ public final class Injector {
      * it to the agent.
      */
     public StreamReplacer responseScrubber() {
-        Map<byte[], byte[]> map = new LinkedHashMap<>();
-        scrubbing().forEach((secret, stand) ->
-                map.put(secret.getBytes(StandardCharsets.UTF_8), stand.getBytes(StandardCharsets.UTF_8)));
-        return new StreamReplacer(map);
+        return new StreamReplacer(scrubbing().bytes());
     }
 
-    /** A header value with every current secret replaced as {@link #responseScrubber()} does. */
+    /** A header value with every secret replaced as {@link #responseScrubber()} does. */
     public String scrubHeaderValue(String value) {
-        return HeaderRewrite.replaceAll(value, scrubbing());
+        Scrubbing current = scrubbing();
+        return current.text().isEmpty() ? value : HeaderRewrite.replaceAll(value, current.text());
     }
 
-    /** Secret text to what stands in for it in a response. */
-    private Map<String, String> scrubbing() {
-        Map<String, String> map = new LinkedHashMap<>();
-        currentSecrets().forEach((name, secret) -> {
-            CredentialSpec c = credentials.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
-            map.putIfAbsent(secret.reveal(), c.sentinel() != null ? c.sentinel() : "[redacted:" + name + "]");
-        });
-        return map;
+    /** Secret to stand-in, for every value each credential has held; rebuilt only when the store has a new value. */
+    private record Scrubbing(long generation, Map<String, String> text, Map<byte[], byte[]> bytes) {}
+
+    private volatile Scrubbing scrubbing;
+
+    private Scrubbing scrubbing() {
+        long generation = store.generation();
+        Scrubbing current = scrubbing;
+        if (current != null && current.generation() == generation) {
+            return current;
+        }
+        Map<String, String> text = new LinkedHashMap<>();
+        for (CredentialSpec c : credentials) {
+            String standIn = c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
+            for (Secret secret : store.held(c.name())) {
+                text.putIfAbsent(secret.reveal(), standIn);
+            }
+        }
+        Map<byte[], byte[]> bytes = new LinkedHashMap<>();
+        text.forEach((secret, standIn) -> bytes.put(secret.getBytes(StandardCharsets.UTF_8), standIn.getBytes(StandardCharsets.UTF_8)));
+        current = new Scrubbing(generation, java.util.Collections.unmodifiableMap(text), bytes);
+        scrubbing = current;
+        return current;
     }
 
     private Map<String, Secret> currentSecrets() {

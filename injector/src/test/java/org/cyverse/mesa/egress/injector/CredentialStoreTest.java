@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -337,5 +338,28 @@ class CredentialStoreTest {
             assertTrue(delay >= full / 2 && delay <= full, failures + " failures: " + delay + " ms");
         }
         assertFalse(CredentialStore.retryDelay(30).toMillis() > TimeUnit.MINUTES.toMillis(1));
+    }
+
+    @Test
+    void aValueRefreshedAwayIsStillScrubbedFromResponses() throws Exception {
+        AtomicReference<SecretLease> answer = new AtomicReference<>(lease("old-secret-value-1", null));
+        FakeSource source = new FakeSource(answer::get);
+        CredentialStore store = fake(source);
+        store.start();
+        awaitEvents("fake:success");
+        Injector injector = new Injector(List.of(spec("fake", "fake:one")), store);
+        long before = store.generation();
+
+        answer.set(lease("new-secret-value-2", null));
+        source.changed.set(true);
+        await("the new value", Duration.ofSeconds(5), () -> "new-secret-value-2".equals(value(store, "fake")));
+
+        assertTrue(store.generation() > before);
+        assertEquals("a [redacted:fake] b [redacted:fake]", injector.scrubHeaderValue("a old-secret-value-1 b new-secret-value-2"));
+        byte[] body = "echo old-secret-value-1!".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        StreamReplacer scrubber = injector.responseScrubber();
+        String out = new String(scrubber.feed(body, 0, body.length), java.nio.charset.StandardCharsets.UTF_8)
+                + new String(scrubber.finish(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals("echo [redacted:fake]!", out);
     }
 }

@@ -1,0 +1,202 @@
+package org.cyverse.mesa.egress.proxy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import org.cyverse.mesa.egress.bench.BenchmarkBase;
+import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
+import org.cyverse.mesa.egress.bench.LoopbackHttpsUpstream;
+import org.cyverse.mesa.egress.config.ConfigLoader;
+import org.cyverse.mesa.egress.config.ConfigResult;
+import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.cyverse.mesa.egress.testkit.TestPki;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Requests per second of one client doing sequential keep-alive HTTPS GETs of a 1 KiB body, all
+ * on loopback in this JVM, so that the cost of interception shows against the other two ways:
+ * {@code direct} (client to upstream, no proxy: the ceiling), {@code tunnel} (through the real
+ * proxy as an opaque CONNECT: allowed, no credential, {@code tls.intercept: auto}) and
+ * {@code intercept} (through the proxy, which terminates TLS with a leaf of its CA, injects a
+ * credential header read from a file, re-encrypts to the upstream and scrubs the response). The
+ * leaf is minted once in setup; the loop measures the steady state of one kept-alive connection.
+ *
+ * <p>The body is JSON by default, as an LLM API answers: the proxy scans such a body for an
+ * echoed secret and re-chunks it. {@code -p contentType=application/octet-stream} measures the
+ * path without the body scan.
+ *
+ * <p>The client trusts only what the mode should present (the upstream's CA, or the proxy's CA
+ * for {@code intercept}), so a mode that silently took the other path fails its handshake. The
+ * proxy resolves only {@code localhost}; every connection is to 127.0.0.1.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class ProxyLoopBenchmark extends BenchmarkBase {
+
+    static final String SECRET = "sk-bench-REAL-0123456789abcdef";
+    static final String HEADER = "x-api-key";
+
+    @Param({"direct", "tunnel", "intercept"})
+    public String mode;
+
+    @Param({"application/json"})
+    public String contentType;
+
+    private Path dir;
+    private LoopbackHttpsUpstream upstream;
+    private ProxyServer proxy;
+    private KeepAliveHttpsClient client;
+
+    @Setup
+    public void setUp() throws Exception {
+        dir = Files.createTempDirectory("mesa-egress-bench-loop");
+        TestPki pki = new TestPki("upstream");
+        upstream = new LoopbackHttpsUpstream(pki.serverContext("localhost", "127.0.0.1"), body(1024), contentType, HEADER);
+        SSLContext upstreamTrust = TestPki.trusting(pki.ca());
+        switch (mode) {
+            case "direct":
+                client = KeepAliveHttpsClient.open(upstreamTrust, 0, "localhost", upstream.port(), "/data");
+                break;
+            case "tunnel":
+                proxy = startProxy(pki);
+                client = KeepAliveHttpsClient.open(upstreamTrust, proxy.proxyAddress().getPort(), "127.0.0.1",
+                        upstream.port(), "/data");
+                break;
+            case "intercept":
+                proxy = startProxy(pki);
+                client = KeepAliveHttpsClient.open(TestPki.trusting(proxy.ca().certificate()),
+                        proxy.proxyAddress().getPort(), "localhost", upstream.port(), "/data");
+                break;
+            default:
+                throw new IllegalArgumentException("unknown mode " + mode);
+        }
+        int status = client.get();
+        if (status != 200 || client.lastBodyBytes() != 1024) {
+            throw new IllegalStateException(mode + ": expected 200 with 1024 bytes, got " + status + " with "
+                    + client.lastBodyBytes());
+        }
+        String seen = upstream.lastWatched();
+        if (mode.equals("intercept") ? !SECRET.equals(seen) : seen != null) {
+            throw new IllegalStateException(mode + ": the upstream saw " + HEADER + " "
+                    + (seen == null ? "absent" : seen.equals(SECRET) ? "= the secret" : "= something else"));
+        }
+    }
+
+    /** A JSON object of exactly {@code size} bytes. */
+    private static byte[] body(int size) {
+        String head = "{\"data\": \"";
+        String tail = "\"}\n";
+        return (head + "x".repeat(size - head.length() - tail.length()) + tail).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The real proxy from a real config file: 127.0.0.1 allowed and tunnelled; localhost intercepted
+     * for its credential; the upstream's CA trusted; audit records serialized and discarded.
+     */
+    private ProxyServer startProxy(TestPki pki) throws Exception {
+        Path ca = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
+        Path secret = dir.resolve("secrets.yaml");
+        Files.writeString(secret, "bench: \"" + SECRET + "\"\n");
+        int port = upstream.port();
+        Path config = dir.resolve("config.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\nlisten: 127.0.0.1:0\nadmin: 127.0.0.1:0\n"
+                + "tls:\n  ca_cert: \"" + dir.resolve("ca/ca.pem") + "\"\n  ca_key: \"" + dir.resolve("ca/ca.key") + "\"\n"
+                + "  upstream_ca: \"" + ca + "\"\n  intercept: auto\n"
+                + "allow:\n"
+                + "  - host: \"127.0.0.1\"\n    ports: [" + port + "]\n"
+                + "  - host: \"localhost\"\n    ports: [" + port + "]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
+                + "credentials:\n"
+                + "  - name: bench\n    hosts: [\"localhost\"]\n    ports: [" + port + "]\n"
+                + "    header: \"" + HEADER + "\"\n    format: \"{secret}\"\n"
+                + "    secret: \"file:" + secret + "#bench\"\n");
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(config, Overrides.NONE);
+        if (!result.ok()) {
+            throw new IllegalStateException("bench config invalid: " + result.problems());
+        }
+        InetAddress loopback = InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1});
+        HostResolver localhostOnly = host -> {
+            if (host.equals("localhost")) {
+                return List.of(loopback);
+            }
+            throw new UnknownHostException(host + ": the benchmark resolves only localhost");
+        };
+        ProxyServer server = new ProxyServer(result.config(), localhostOnly, new AuditLog(OutputStream.nullOutputStream(), false));
+        try {
+            server.start();
+            awaitReady(server);
+        } catch (Exception e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /** /readyz turns 200 once the credential was read. */
+    private static void awaitReady(ProxyServer server) throws IOException, InterruptedException {
+        HttpClient admin = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
+        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminAddress().getPort() + "/readyz"))
+                .timeout(Duration.ofSeconds(5)).build();
+        HttpResponse<String> answer = null;
+        for (int i = 0; i < 100; i++) {
+            answer = admin.send(readyz, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() == 200) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("the proxy is not ready: " + answer.body());
+    }
+
+    @TearDown
+    public void tearDown() throws IOException {
+        // One connection per request would mean no keep-alive on the upstream side.
+        System.err.printf("%n%s: the upstream saw %d connection(s) for %d requests%n", mode, upstream.connections(),
+                upstream.requests());
+        if (client != null) {
+            client.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (upstream != null) {
+            upstream.close();
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Benchmark
+    public int get() throws IOException {
+        int status = client.get();
+        if (status != 200) {
+            // A fast refusal must not pass for throughput.
+            throw new IOException(mode + ": status " + status);
+        }
+        return status;
+    }
+}
