@@ -25,8 +25,12 @@ final class BrokerReader {
 
     private BrokerReader() {}
 
-    /** @return {@code null} when the config has no broker (or it is invalid, which is reported) */
-    static MesaConfig.Broker read(MapReader root, Path base) {
+    /**
+     * @param env the OpenBao CLI variables; they fill in address, namespace and ca_cert where the
+     *     file leaves them out (or empty)
+     * @return {@code null} when the config has no broker (or it is invalid, which is reported)
+     */
+    static MesaConfig.Broker read(MapReader root, Path base, BrokerEnvironment env) {
         MapReader broker = root.map("broker", BROKER_KEYS);
         if (broker == null) {
             return null;
@@ -38,9 +42,22 @@ final class BrokerReader {
             }
             return null;
         }
-        String address = address(openbao);
-        String namespace = openbao.string("namespace");
+        String address;
+        if (!openbao.present("address") && env.address() != null) {
+            address = address(openbao, env.address(), " (from " + env.addressVar() + ")");
+        } else {
+            address = openbao.requiredString("address");
+            address = address == null ? null : address(openbao, address, "");
+        }
+        String namespace = openbao.optionalString("namespace");
+        if (namespace == null && !openbao.present("namespace")) {
+            namespace = env.namespace();
+        }
         Path caCert = openbao.path("ca_cert", base);
+        if (caCert == null && !openbao.present("ca_cert") && env.caCert() != null) {
+            // An environment path means what it means to the CLI: relative to the working directory.
+            caCert = Path.of(env.caCert()).toAbsolutePath().normalize();
+        }
         MesaConfig.Broker.Auth auth = auth(openbao, base);
         if (address == null || auth == null) {
             return null;
@@ -48,24 +65,36 @@ final class BrokerReader {
         return new MesaConfig.Broker(address, namespace == null ? "" : namespace, caCert, auth);
     }
 
-    private static String address(MapReader openbao) {
-        String address = openbao.requiredString("address");
-        if (address == null) {
-            return null;
-        }
+    /**
+     * A config without a {@code broker} section whose credentials read {@code openbao:} secrets,
+     * with {@code BAO_ADDR} (or {@code VAULT_ADDR}) set, gets the broker at that address with
+     * method kubernetes, except that the role can only come from the file: this checks the
+     * address and reports the missing role, naming where the rest came from.
+     *
+     * @param line where to report (the credentials that need the broker)
+     */
+    static void checkFromEnvironment(MapReader root, BrokerEnvironment env, int line) {
+        MapReader openbao = MapReader.absent("broker.openbao", line, root.problems());
+        address(openbao, env.address(), " (from " + env.addressVar() + ")");
+        root.problems().add(line, "broker.openbao.auth.role", "is required for method kubernetes: the broker address comes from "
+                + env.addressVar() + " and the method defaults to kubernetes, but the role can only be set in the file"
+                + " (broker: {openbao: {auth: {method: kubernetes, role: ...}}})");
+    }
+
+    private static String address(MapReader openbao, String address, String origin) {
         try {
             URI uri = new URI(address);
             String scheme = uri.getScheme();
             if (scheme == null || !(scheme.equals("https") || scheme.equals("http")) || uri.getHost() == null) {
-                openbao.problem("address", "must be an http(s) URL such as https://openbao.openbao.svc:8200, got \"" + address + "\"");
+                openbao.problem("address", "must be an http(s) URL such as https://openbao.openbao.svc:8200, got \"" + address + "\"" + origin);
                 return null;
             }
             if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-                openbao.problem("address", "must be scheme://host:port without user, query or fragment, got \"" + address + "\"");
+                openbao.problem("address", "must be scheme://host:port without user, query or fragment, got \"" + address + "\"" + origin);
                 return null;
             }
         } catch (URISyntaxException e) {
-            openbao.problem("address", "is not a URL: " + e.getMessage());
+            openbao.problem("address", "is not a URL" + origin + ": " + e.getMessage());
             return null;
         }
         return address;

@@ -39,18 +39,22 @@ final class ConfigFileReader {
     private final Path source;
     private final Flags flags;
     private final List<ConfigProblem> flagProblems;
+    private final BrokerEnvironment brokerEnv;
 
     /**
      * @param base the directory relative paths resolve against
      * @param flagProblems where problems caused by a flag go
+     * @param brokerEnv OpenBao CLI variables that fill in what {@code broker.openbao} leaves out
      */
-    ConfigFileReader(ProfileCatalog catalog, MapReader root, Path base, Path source, Flags flags, List<ConfigProblem> flagProblems) {
+    ConfigFileReader(ProfileCatalog catalog, MapReader root, Path base, Path source, Flags flags, List<ConfigProblem> flagProblems,
+            BrokerEnvironment brokerEnv) {
         this.catalog = catalog;
         this.root = root;
         this.base = base;
         this.source = source;
         this.flags = flags;
         this.flagProblems = flagProblems;
+        this.brokerEnv = brokerEnv;
     }
 
     /** @return the config, or {@code null} when a problem was reported */
@@ -82,8 +86,14 @@ final class ConfigFileReader {
         }
         MesaConfig.Network network = SettingsReader.network(root);
         MesaConfig.Tls tls = SettingsReader.tls(root, base);
-        MesaConfig.Broker broker = BrokerReader.read(root, base);
-        List<CredentialReader.Entry> credentials = CredentialReader.read(root, root.present("broker"));
+        MesaConfig.Broker broker = BrokerReader.read(root, base, brokerEnv);
+        // With BAO_ADDR set, openbao: secrets do not need a broker section for their own sake;
+        // the broker that the environment implies is then checked (and its role reported) below.
+        boolean brokerFromEnv = !root.present("broker") && brokerEnv.address() != null;
+        List<CredentialReader.Entry> credentials = CredentialReader.read(root, root.present("broker") || brokerFromEnv);
+        if (brokerFromEnv && credentials.stream().anyMatch(e -> e.spec().secret().scheme().equals("openbao"))) {
+            BrokerReader.checkFromEnvironment(root, brokerEnv, root.lineOf("credentials"));
+        }
         MesaConfig.Audit audit = SettingsReader.audit(root, base);
         MesaConfig.Limits limits = SettingsReader.limits(root);
 

@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.cyverse.mesa.egress.allowlist.Profile;
 
@@ -27,9 +28,21 @@ public final class ConfigLoader {
     static final String COMMAND_LINE = "command line";
 
     private final ProfileCatalog catalog;
+    private final Map<String, String> environment;
 
+    /** A loader that ignores the environment (tests stay deterministic). */
     public ConfigLoader(ProfileCatalog catalog) {
+        this(catalog, Map.of());
+    }
+
+    /**
+     * A loader whose {@link #load(Path, Overrides)} reads the OpenBao CLI variables from
+     * {@code environment} (the launcher passes {@code System.getenv()}), so that a reload sees
+     * the same broker as the start.
+     */
+    public ConfigLoader(ProfileCatalog catalog, Map<String, String> environment) {
         this.catalog = Objects.requireNonNull(catalog, "catalog");
+        this.environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
     }
 
     /**
@@ -38,6 +51,19 @@ public final class ConfigLoader {
      * @param overrides command-line flags
      */
     public ConfigResult load(Path file, Overrides overrides) {
+        return load(file, overrides, environment);
+    }
+
+    /**
+     * As {@link #load(Path, Overrides)}, with the OpenBao CLI variables taken from {@code env}:
+     * {@code BAO_ADDR}/{@code VAULT_ADDR}, {@code BAO_NAMESPACE}/{@code VAULT_NAMESPACE} and
+     * {@code BAO_CACERT}/{@code VAULT_CACERT} fill in {@code broker.openbao.address},
+     * {@code namespace} and {@code ca_cert} where the file leaves them out or empty. Precedence:
+     * the file, then {@code BAO_*}, then {@code VAULT_*}. With no broker section, {@code BAO_ADDR}
+     * implies a broker with method kubernetes for {@code openbao:} secrets (its role must still be
+     * in the file).
+     */
+    public ConfigResult load(Path file, Overrides overrides, Map<String, String> env) {
         Overrides flags = overrides == null ? Overrides.NONE : overrides;
         List<ConfigProblem> flagProblems = new ArrayList<>();
         Profile profile = flags.profile() == null ? null : flagProfile(flags.profile(), flagProblems);
@@ -58,7 +84,7 @@ public final class ConfigLoader {
         }
         MesaConfig config = null;
         if (root != null) {
-            config = new ConfigFileReader(catalog, root, base, file, parsed, flagProblems).read();
+            config = new ConfigFileReader(catalog, root, base, file, parsed, flagProblems, BrokerEnvironment.of(env)).read();
         }
         List<ConfigProblem> all = new ArrayList<>(flagProblems);
         all.addAll(problems.sorted());

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.config.BrokerSettings;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -40,6 +41,7 @@ import org.cyverse.mesa.egress.injector.EnvSecretSource;
 import org.cyverse.mesa.egress.injector.FileSecretSource;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSource;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 import org.cyverse.mesa.egress.tls.UpstreamTls;
@@ -60,6 +62,8 @@ public final class ProxyServer implements AutoCloseable {
     /** Credential fetches and leaf minting: may block, never on an event loop. */
     private final ScheduledExecutorService backgroundExecutor;
     private final Map<String, SecretSource> secretSources;
+    /** broker.openbao's source, or null; closed (its leases revoked) on stop. */
+    private final OpenBaoSecretSource openBao;
     private final InterceptionCa ca;
     private final ProxyContext context;
     private final EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -85,12 +89,16 @@ public final class ProxyServer implements AutoCloseable {
             throws IOException {
         this.ownAddresses = ownAddresses();
         this.audit = audit;
+        this.openBao = BrokerSettings.sourceFor(config, extraSources);
         this.dnsExecutor = Executors.newFixedThreadPool(4, daemon("mesa-egress-dns"));
         this.backgroundExecutor = Executors.newScheduledThreadPool(2, daemon("mesa-egress-background"));
         Map<String, SecretSource> sources = new HashMap<>();
         sources.put("file", new FileSecretSource());
         sources.put("env", new EnvSecretSource(System.getenv()));
         sources.putAll(extraSources);
+        if (openBao != null) {
+            sources.put("openbao", openBao);
+        }
         this.secretSources = Map.copyOf(sources);
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
@@ -99,6 +107,9 @@ public final class ProxyServer implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             dnsExecutor.shutdownNow();
             backgroundExecutor.shutdownNow();
+            if (openBao != null) {
+                openBao.close();
+            }
             throw e;
         }
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
@@ -277,6 +288,9 @@ public final class ProxyServer implements AutoCloseable {
         dnsExecutor.shutdownNow();
         backgroundExecutor.shutdownNow();
         state.get().credentials().close();
+        if (openBao != null) {
+            openBao.close(); // revokes the leases it holds, within its own time budget
+        }
         audit.close();
     }
 
