@@ -94,6 +94,17 @@ final class ConfigFileReader {
         if (brokerFromEnv && credentials.stream().anyMatch(e -> e.spec().secret().scheme().equals("openbao"))) {
             BrokerReader.checkFromEnvironment(root, brokerEnv, root.lineOf("credentials"));
         }
+        if (tls != null && tls.intercept() == InterceptMode.NONE) {
+            // Credentials are injected only into requests the proxy can read: with no interception
+            // that is plain http, which a credential must opt in to.
+            for (CredentialReader.Entry entry : credentials) {
+                if (!entry.spec().allowPlaintext()) {
+                    int line = entry.hosts().isEmpty() ? root.lineOf("credentials") : entry.hosts().get(0).line();
+                    root.problems().add(line, entry.key(), "tls.intercept is none, so credential " + entry.spec().name()
+                            + " could never be injected over HTTPS; use tls.intercept auto (or all), or set allow_plaintext: true");
+                }
+            }
+        }
         MesaConfig.Audit audit = SettingsReader.audit(root, base);
         MesaConfig.Limits limits = SettingsReader.limits(root);
 

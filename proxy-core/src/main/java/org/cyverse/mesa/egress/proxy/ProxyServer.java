@@ -208,6 +208,9 @@ public final class ProxyServer implements AutoCloseable {
         if (!next.listen().equals(current.config().listen()) || !next.admin().equals(current.config().admin())) {
             LOG.warning("listen/admin address changes take effect only after a restart");
         }
+        if (!java.util.Objects.equals(next.broker(), current.config().broker())) {
+            LOG.warning("broker.openbao changes take effect only after a restart; the running OpenBao session stays");
+        }
         if (next.tls().intercept() != InterceptMode.NONE && ca == null) {
             LOG.warning("tls.intercept changed from none: interception starts only after a restart");
         }

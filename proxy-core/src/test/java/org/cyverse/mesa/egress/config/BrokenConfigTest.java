@@ -58,6 +58,7 @@ class BrokenConfigTest {
             allow-ports-empty.yaml | 4: allow[0].ports: | is empty; omit it for the default [80, 443]
             allow-method-lowercase.yaml | 4: allow[0].methods: | write POST
             allow-path-bad.yaml | 4: allow[0].paths: | must start with /
+            tls-none-credential.yaml | 7: credentials[0]: | could never be injected over HTTPS
             allow-under-n3.yaml | 4: allow: | egress class N3 (none) lets nothing leave
             deny-host-bad.yaml | 3: deny[0].host: | *example.org
             network-cidr-bad.yaml | 3: network.allow_private: | has host bits set
