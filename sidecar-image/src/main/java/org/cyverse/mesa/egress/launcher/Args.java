@@ -14,6 +14,8 @@ final class Args {
 
     final Map<String, String> flags = new LinkedHashMap<>();
     final List<String> positional = new ArrayList<>();
+    /** Flag name to the environment variable that supplied it (see {@link EnvironmentFlags}). */
+    final Map<String, String> fromEnvironment = new LinkedHashMap<>();
 
     /** @throws UsageException for an unknown flag or a flag without its value */
     static Args parse(List<String> args, Set<String> known) throws UsageException {
@@ -45,6 +47,12 @@ final class Args {
 
     String flag(String name) {
         return flags.get(name);
+    }
+
+    /** Where the flag's value came from, for error messages: the flag, or the variable that stood in for it. */
+    String origin(String name) {
+        String variable = fromEnvironment.get(name);
+        return variable == null ? name : "environment variable " + variable;
     }
 
     /** A mistake on the command line; the message says what is wrong. */

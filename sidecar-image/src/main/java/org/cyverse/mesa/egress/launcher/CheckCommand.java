@@ -31,8 +31,10 @@ final class CheckCommand {
 
     private CheckCommand() {}
 
-    static int run(List<String> rest, PrintStream out, PrintStream err) throws Args.UsageException {
-        Args args = Args.parse(rest, Set.of("--config", "--profile", "--method", "--listen", "--admin"));
+    static final Set<String> FLAGS = Set.of("--config", "--profile", "--method", "--listen", "--admin");
+
+    static int run(List<String> rest, PrintStream out, PrintStream err, Map<String, String> env) throws Args.UsageException {
+        Args args = EnvironmentFlags.fill(Args.parse(rest, FLAGS), FLAGS, env);
         if (args.positional.size() != 1) {
             throw new Args.UsageException("takes exactly one URL, e.g. check https://api.github.com/repos");
         }

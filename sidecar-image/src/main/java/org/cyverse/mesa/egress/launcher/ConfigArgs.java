@@ -9,14 +9,20 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
 
-/** Loads the config that {@code --config}, {@code --profile}, {@code --listen} and {@code --admin} name. */
+/**
+ * Loads the config that {@code --config}, {@code --profile}, {@code --listen} and {@code --admin}
+ * name, or the {@link EnvironmentFlags environment variables} that stand in for them.
+ */
 final class ConfigArgs {
 
-    final ConfigLoader loader = new ConfigLoader(ProfileCatalog.bundled());
+    /** OpenBao's own variables (BAO_ADDR, ...) fill in broker.openbao where the file leaves it out. */
+    final ConfigLoader loader = new ConfigLoader(ProfileCatalog.bundled(), System.getenv());
     final Path file;
     final Overrides overrides;
+    private final Args args;
 
     ConfigArgs(Args args) {
+        this.args = args;
         this.file = args.flag("--config") == null ? null : Path.of(args.flag("--config"));
         this.overrides = new Overrides(args.flag("--profile"), args.flag("--listen"), args.flag("--admin"));
     }
@@ -29,8 +35,17 @@ final class ConfigArgs {
         }
         err.println("mesa-egress: the config is invalid:");
         for (ConfigProblem problem : result.problems()) {
-            err.println(problem);
+            err.println(renamed(problem));
         }
         return null;
+    }
+
+    /** A problem with a flag that an environment variable supplied names the variable, which is what the operator wrote. */
+    private ConfigProblem renamed(ConfigProblem problem) {
+        String variable = args.fromEnvironment.get(problem.key());
+        if (variable == null || !problem.file().equals("command line")) {
+            return problem;
+        }
+        return new ConfigProblem("environment", 0, variable, problem.message());
     }
 }

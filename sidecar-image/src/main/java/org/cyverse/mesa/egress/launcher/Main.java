@@ -3,10 +3,12 @@ package org.cyverse.mesa.egress.launcher;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Entry point of {@code bin/mesa-egress}: {@code run}, {@code check}, {@code validate},
- * {@code version} (SPEC.md "Command line"). Exit codes: 0 success (allow, for {@code check}),
+ * {@code ca}, {@code trust}, {@code version} (SPEC.md "Command line"; {@code trust} is an extension).
+ * MESA_EGRESS_* environment variables stand in for flags ({@link EnvironmentFlags}). Exit codes: 0 success (allow, for {@code check}),
  * 2 bad config or input, 3 deny (for {@code check}), 1 an unexpected failure.
  */
 public final class Main {
@@ -19,14 +21,17 @@ public final class Main {
     static final String USAGE = String.join("\n",
             "usage: mesa-egress COMMAND [options]",
             "",
-            "  run [--config FILE] [--profile P0..P4|FILE] [--listen HOST:PORT] [--admin HOST:PORT]",
-            "        serve until SIGTERM/SIGINT, then drain and exit (SIGHUP reloads the config file)",
+            "  run [--config FILE] [--profile P0..P4|FILE] [--listen HOST:PORT] [--admin HOST:PORT] [--share-dir DIR]",
+            "        serve until SIGTERM/SIGINT, then drain and exit (SIGHUP reloads the config file);",
+            "        --share-dir writes ca.pem, bundle.pem and truststore.p12 for the agent into DIR",
             "  check [--config FILE] [--profile P] [--method M] URL",
             "        print the decision for URL as JSON, without sending anything (exit 0 allow, 3 deny)",
             "  validate FILE",
             "        check a config file; one line per problem: FILE:LINE: key: message",
             "  ca init --out DIR",
             "        write a new interception CA: DIR/ca.pem and DIR/ca.key (mode 0600); never overwrites",
+            "  trust --ca-cert FILE --share-dir DIR [--upstream-ca FILE]",
+            "        write ca.pem, bundle.pem and truststore.p12 for an agent that uses a proxy in another pod",
             "  version",
             "        print the version",
             "");
@@ -38,8 +43,13 @@ public final class Main {
         System.exit(run(Arrays.asList(args), System.out, System.err));
     }
 
-    /** Runs one command; returns its exit code. */
+    /** Runs one command with the process's environment; returns its exit code. */
     static int run(List<String> args, PrintStream out, PrintStream err) {
+        return run(args, out, err, System.getenv());
+    }
+
+    /** Runs one command; {@code env} supplies the MESA_EGRESS_* variables ({@link EnvironmentFlags}). */
+    static int run(List<String> args, PrintStream out, PrintStream err, Map<String, String> env) {
         if (args.isEmpty() || args.get(0).equals("help") || args.get(0).equals("--help") || args.get(0).equals("-h")) {
             (args.isEmpty() ? err : out).print(USAGE);
             return args.isEmpty() ? BAD_INPUT : OK;
@@ -48,13 +58,15 @@ public final class Main {
         try {
             switch (args.get(0)) {
                 case "run":
-                    return RunCommand.run(rest, err);
+                    return RunCommand.run(rest, err, env);
                 case "check":
-                    return CheckCommand.run(rest, out, err);
+                    return CheckCommand.run(rest, out, err, env);
                 case "validate":
                     return ValidateCommand.run(rest, out, err);
                 case "ca":
                     return CaCommand.run(rest, out, err);
+                case "trust":
+                    return TrustCommand.run(rest, out, err, env);
                 case "version":
                 case "--version":
                     out.println("mesa-egress " + version());

@@ -2,11 +2,15 @@ package org.cyverse.mesa.egress.launcher;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.proxy.AuditLog;
 import org.cyverse.mesa.egress.proxy.ConfigReloader;
@@ -17,6 +21,8 @@ import sun.misc.Signal;
 /**
  * {@code run}: serve until SIGTERM or SIGINT, then stop accepting, let open exchanges finish
  * (at most {@link #DRAIN}) and exit 0. SIGHUP, or a change of the config file's content, reloads.
+ * With {@code --share-dir DIR} (or {@code MESA_EGRESS_SHARE_DIR}) it first writes the agent's trust
+ * files there ({@link SharedTrustFiles}), before the listeners bind.
  */
 final class RunCommand {
 
@@ -28,8 +34,10 @@ final class RunCommand {
 
     private RunCommand() {}
 
-    static int run(List<String> rest, PrintStream err) throws Args.UsageException {
-        Args args = Args.parse(rest, Set.of("--config", "--profile", "--listen", "--admin"));
+    static final Set<String> FLAGS = Set.of("--config", "--profile", "--listen", "--admin", "--share-dir");
+
+    static int run(List<String> rest, PrintStream err, Map<String, String> env) throws Args.UsageException {
+        Args args = EnvironmentFlags.fill(Args.parse(rest, FLAGS), FLAGS, env);
         if (!args.positional.isEmpty()) {
             throw new Args.UsageException("unexpected argument " + args.positional.get(0));
         }
@@ -38,9 +46,35 @@ final class RunCommand {
         if (config == null) {
             return Main.BAD_INPUT;
         }
+        Path shareDir = args.flag("--share-dir") == null ? null : Path.of(args.flag("--share-dir"));
+        if (shareDir != null && config.tls().intercept() != InterceptMode.NONE && config.tls().caKey() != null
+                && isInside(config.tls().caKey(), shareDir)) {
+            err.println("mesa-egress: tls.ca_key " + config.tls().caKey() + " is inside the share dir " + shareDir + " ("
+                    + args.origin("--share-dir") + "), which the agent's container reads: keep the CA key in a directory "
+                    + "only the proxy mounts");
+            return Main.BAD_INPUT;
+        }
         ProxyServer server;
         try {
             server = new ProxyServer(config, HostResolver.SYSTEM, AuditLog.open(config.audit().sink()));
+        } catch (IOException e) {
+            err.println("mesa-egress: " + e.getMessage());
+            return Main.FAILURE;
+        }
+        if (shareDir != null) {
+            // Before the listeners bind: once /readyz (or even /healthz) answers, the files are there.
+            try {
+                String written = SharedTrustFiles.publish(shareDir, server.ca() == null ? null : server.ca().certificate(),
+                        config.tls().upstreamCa(), env);
+                LOG.info(written);
+            } catch (IOException e) {
+                err.println("mesa-egress: cannot write the trust files to the share dir " + shareDir + " ("
+                        + args.origin("--share-dir") + "): " + e.getMessage());
+                server.close();
+                return Main.FAILURE;
+            }
+        }
+        try {
             server.start();
         } catch (IOException e) {
             err.println("mesa-egress: " + e.getMessage());
@@ -77,6 +111,28 @@ final class RunCommand {
         boolean drained = server.stop(DRAIN);
         LOG.info(drained ? "stopped cleanly" : "stopped; connections still open after the drain were closed");
         return Main.OK;
+    }
+
+    /** Whether {@code file} lies in {@code dir} or below it, symbolic links resolved where they exist. */
+    static boolean isInside(Path file, Path dir) {
+        return real(file).startsWith(real(dir));
+    }
+
+    private static Path real(Path p) {
+        Path absolute = p.toAbsolutePath().normalize();
+        // Resolve the longest existing prefix: the key file may not exist yet (it is created on first start).
+        Path existing = absolute;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return absolute;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(absolute));
+        } catch (IOException e) {
+            return absolute;
+        }
     }
 
     private static String hostPort(java.net.InetSocketAddress a) {

@@ -21,7 +21,7 @@ final class ValidateCommand {
         if (args.positional.size() != 1) {
             throw new Args.UsageException("takes exactly one FILE");
         }
-        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(Path.of(args.positional.get(0)), Overrides.NONE);
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), System.getenv()).load(Path.of(args.positional.get(0)), Overrides.NONE);
         if (!result.ok()) {
             for (ConfigProblem problem : result.problems()) {
                 out.println(problem);

@@ -1,0 +1,380 @@
+package org.cyverse.mesa.egress.pod;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.cyverse.mesa.egress.config.ConfigLoader;
+import org.cyverse.mesa.egress.config.ConfigResult;
+import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Kubernetes manifests, read as typed objects (fabric8's model) from {@code k8s/rendered/}
+ * (what kustomize makes of each kustomization), and held to the pod shape of the issue: the
+ * native sidecar with its probes and hardening, the lock-down step as the only holder of a
+ * capability, the agent's environment and sentinels, the per-analysis ServiceAccount, a proxy
+ * config that the real loader accepts, and, for clusters without NET_ADMIN, the proxy pod behind
+ * NetworkPolicies.
+ */
+class ManifestsTest {
+
+    private static final Path K8S = Path.of("k8s");
+    private static final String SHARE = "/run/mesa-egress";
+    private static final long PROXY_UID = 65532;
+    private static final long AGENT_UID = 1001;
+
+    @TempDir
+    Path dir;
+
+    /** The variables every agent container gets, sidecar or proxy pod; {@code PROXY} is the proxy's URL. */
+    private static Map<String, String> agentEnvironment(String proxy) {
+        return Map.ofEntries(
+                Map.entry("HTTP_PROXY", proxy), Map.entry("HTTPS_PROXY", proxy),
+                Map.entry("http_proxy", proxy), Map.entry("https_proxy", proxy),
+                Map.entry("NO_PROXY", "localhost,127.0.0.1"), Map.entry("no_proxy", "localhost,127.0.0.1"),
+                Map.entry("SSL_CERT_FILE", SHARE + "/bundle.pem"), Map.entry("REQUESTS_CA_BUNDLE", SHARE + "/bundle.pem"),
+                Map.entry("CURL_CA_BUNDLE", SHARE + "/bundle.pem"), Map.entry("GIT_SSL_CAINFO", SHARE + "/bundle.pem"),
+                Map.entry("NODE_EXTRA_CA_CERTS", SHARE + "/ca.pem"),
+                Map.entry("JAVA_TOOL_OPTIONS", "-Djavax.net.ssl.trustStore=" + SHARE + "/truststore.p12 "
+                        + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=changeit"),
+                Map.entry("ANTHROPIC_API_KEY", "sk-ant-sentinel"), Map.entry("GH_TOKEN", "proxy-injected"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"p2-background", "p1-workbench", "p4-isolated"})
+    void theSidecarPodShape(String name) throws Exception {
+        List<HasMetadata> objects = load(name);
+        PodSpec pod = podSpec(objects);
+
+        // Order: the lock-down first (nothing runs before the rules), then the native sidecar.
+        Container lockdown = pod.getInitContainers().get(0);
+        Container proxy = pod.getInitContainers().get(1);
+        assertEquals("mesa-egress-lockdown", lockdown.getName());
+        assertNull(lockdown.getRestartPolicy(), "the lock-down runs to completion, before the sidecar");
+        assertEquals("mesa-egress", proxy.getName());
+        assertEquals("Always", proxy.getRestartPolicy(), "a native sidecar");
+
+        // The lock-down: root with NET_ADMIN and nothing else, for the proxy's UID.
+        SecurityContext ls = lockdown.getSecurityContext();
+        assertEquals(List.of("NET_ADMIN"), ls.getCapabilities().getAdd());
+        assertEquals(List.of("ALL"), ls.getCapabilities().getDrop());
+        assertEquals(0L, ls.getRunAsUser());
+        assertEquals(Boolean.FALSE, ls.getAllowPrivilegeEscalation());
+        assertEquals(Boolean.TRUE, ls.getReadOnlyRootFilesystem());
+        assertEquals("RuntimeDefault", ls.getSeccompProfile().getType());
+        assertEquals(String.valueOf(PROXY_UID), env(lockdown).get("MESA_EGRESS_PROXY_UID"), "the UID it lets out is the proxy's");
+        assertTrue(lockdown.getResources().getLimits().containsKey("memory"));
+
+        assertHardenedProxy(proxy, PROXY_UID);
+        assertProbesOnTheAdminPort(proxy);
+        assertEquals(SHARE, env(proxy).get("MESA_EGRESS_SHARE_DIR"));
+        assertEquals(SHARE, mount(proxy, "mesa-egress-share").getMountPath());
+
+        // Only the lock-down holds a capability; nobody else runs as the proxy's UID (it would get out).
+        for (Container c : allContainers(pod)) {
+            if (c != lockdown) {
+                SecurityContext sc = c.getSecurityContext();
+                assertTrue(sc.getCapabilities().getAdd() == null || sc.getCapabilities().getAdd().isEmpty(), c.getName());
+            }
+            if (c != proxy && c.getSecurityContext().getRunAsUser() != null) {
+                assertFalse(c.getSecurityContext().getRunAsUser() == PROXY_UID, c.getName() + " runs as the proxy's UID");
+            }
+        }
+
+        Container agent = container(pod, "agent");
+        assertHardenedAgent(agent);
+        assertTrue(env(agent).entrySet().containsAll(agentEnvironment("http://127.0.0.1:3128").entrySet()),
+                "agent environment: " + env(agent));
+        VolumeMount share = mount(agent, "mesa-egress-share");
+        assertEquals(SHARE, share.getMountPath());
+        assertEquals(Boolean.TRUE, share.getReadOnly(), "the agent cannot replace the trust files");
+        assertNotNull(volume(pod, "mesa-egress-share").getEmptyDir(), "an emptyDir shared by the two");
+
+        // The CA key's directory and the OpenBao token are the proxy's alone; the agent gets no token.
+        assertNull(mountOrNull(agent, "mesa-egress-ca"));
+        assertNull(mountOrNull(agent, "openbao-token"));
+        assertEquals(Boolean.FALSE, pod.getAutomountServiceAccountToken());
+        assertEquals("openbao", volume(pod, "openbao-token").getProjected().getSources().get(0).getServiceAccountToken().getAudience());
+
+        // One ServiceAccount per analysis, rendered with the pod that uses it.
+        ServiceAccount account = only(objects, ServiceAccount.class, pod.getServiceAccountName());
+        assertEquals(Boolean.FALSE, account.getAutomountServiceAccountToken());
+
+        // The config the sidecar reads: the real loader accepts it, and it matches the pod.
+        String configMapName = volume(pod, "mesa-egress-config").getConfigMap().getName();
+        MesaConfig config = loadConfig(only(objects, ConfigMap.class, configMapName));
+        assertEquals("/etc/mesa-egress/mesa-egress.yaml", env(proxy).get("MESA_EGRESS_CONFIG"));
+        assertEquals("/etc/mesa-egress", mount(proxy, "mesa-egress-config").getMountPath());
+        assertEquals("127.0.0.1:3128", config.listen().toString(), "the agent's HTTP_PROXY port, on loopback only");
+        assertEquals(9090, config.admin().port(), "the probes' port");
+        Path keyDir = config.tls().caKey().getParent();
+        assertEquals(keyDir.toString(), mount(proxy, "mesa-egress-ca").getMountPath(), "the CA key lives in the proxy's own volume");
+        assertFalse(keyDir.startsWith(SHARE), "never in the share dir");
+
+        String expectedProfile = name.substring(0, 2).toUpperCase();
+        assertEquals(expectedProfile, config.profile().name());
+    }
+
+    @Test
+    void eachProfileGetsItsWorkloadAndRuntime() throws Exception {
+        assertEquals(1, objects(load("p2-background"), Job.class).size(), "P2 is a background Job");
+        assertEquals(Long.valueOf(AGENT_UID), container(podSpec(load("p1-workbench")), "agent").getSecurityContext().getRunAsUser());
+        assertEquals(1, objects(load("p1-workbench"), Deployment.class).size(), "P1 is the workbench Deployment");
+        PodSpec p4 = podSpec(load("p4-isolated"));
+        assertEquals("kata", p4.getRuntimeClassName());
+        assertEquals("1", container(p4, "agent").getResources().getLimits().get("nvidia.com/gpu").toString());
+        List<HasMetadata> p3 = load("p3-autonomous");
+        PodSpec agentPod = objects(p3, Job.class).get(0).getSpec().getTemplate().getSpec();
+        assertEquals("gvisor", agentPod.getRuntimeClassName());
+        String configMapName = objects(p3, ConfigMap.class).get(0).getMetadata().getName();
+        assertEquals("P3", loadConfig(only(p3, ConfigMap.class, configMapName)).profile().name());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"proxy-pod", "p3-autonomous"})
+    void theProxyPodShapeForClustersWithoutNetAdmin(String name) throws Exception {
+        List<HasMetadata> objects = load(name);
+        Deployment proxyDeployment = objects(objects, Deployment.class).get(0);
+        PodTemplateSpec proxyTemplate = proxyDeployment.getSpec().getTemplate();
+        PodSpec proxyPod = proxyTemplate.getSpec();
+        Job job = objects(objects, Job.class).get(0);
+        PodTemplateSpec agentTemplate = job.getSpec().getTemplate();
+        PodSpec agentPod = agentTemplate.getSpec();
+
+        Container proxy = container(proxyPod, "mesa-egress");
+        assertHardenedProxy(proxy, PROXY_UID);
+        assertProbesOnTheAdminPort(proxy);
+        // No capability anywhere: this shape exists for clusters that forbid NET_ADMIN.
+        for (Container c : Stream.concat(allContainers(proxyPod).stream(), allContainers(agentPod).stream()).toList()) {
+            SecurityContext sc = c.getSecurityContext();
+            assertTrue(sc.getCapabilities().getAdd() == null || sc.getCapabilities().getAdd().isEmpty(), c.getName());
+        }
+
+        // The agent reaches the proxy through the Service, which selects the proxy pod.
+        Service service = objects(objects, Service.class).get(0);
+        assertEquals(withoutPartOf(proxyTemplate.getMetadata().getLabels()), withoutPartOf(service.getSpec().getSelector()));
+        Container agent = container(agentPod, "agent");
+        assertHardenedAgent(agent);
+        String proxyUrl = "http://" + service.getMetadata().getName() + ":" + service.getSpec().getPorts().get(0).getPort();
+        assertTrue(env(agent).entrySet().containsAll(agentEnvironment(proxyUrl).entrySet()), "agent environment: " + env(agent));
+        assertEquals(Boolean.FALSE, agentPod.getAutomountServiceAccountToken());
+        assertFalse(agentPod.getServiceAccountName().equals(proxyPod.getServiceAccountName()),
+                "the agent's account is not the one OpenBao trusts");
+
+        // The agent's pod holds the CA certificate only; its trust files come from `mesa-egress trust`.
+        Volume caInAgent = volume(agentPod, "ca-certificate");
+        assertEquals(List.of("tls.crt"), caInAgent.getSecret().getItems().stream().map(i -> i.getKey()).toList());
+        Container trust = container(agentPod, "mesa-egress-trust");
+        assertEquals("trust", trust.getArgs().get(0));
+        assertTrue(trust.getArgs().containsAll(List.of("--share-dir", SHARE)), trust.getArgs().toString());
+        List<?> proxyItems = volume(proxyPod, "ca").getSecret().getItems();
+        assertTrue(proxyItems == null || proxyItems.isEmpty(), "the proxy pod mounts the whole Secret, key included");
+
+        // NetworkPolicy: the agent's pod may talk to its own proxy pod (3128) and DNS, nothing else, and takes no connections.
+        NetworkPolicy agentPolicy = policyFor(objects, agentTemplate.getMetadata().getLabels());
+        assertEquals(List.of("Ingress", "Egress"), agentPolicy.getSpec().getPolicyTypes());
+        assertTrue(agentPolicy.getSpec().getIngress().isEmpty(), "no way in");
+        List<NetworkPolicyEgressRule> egress = agentPolicy.getSpec().getEgress();
+        assertEquals(2, egress.size());
+        assertEquals(withoutPartOf(proxyTemplate.getMetadata().getLabels()), withoutPartOf(egress.get(0).getTo().get(0).getPodSelector().getMatchLabels()));
+        assertEquals(List.of(3128), egress.get(0).getPorts().stream().map(p -> p.getPort().getIntVal()).toList());
+        assertEquals(Set.of(53), egress.get(1).getPorts().stream().map(p -> p.getPort().getIntVal()).collect(Collectors.toSet()));
+        assertEquals("kube-dns", egress.get(1).getTo().get(0).getPodSelector().getMatchLabels().get("k8s-app"));
+        // ... and the proxy pod takes its proxy port from that agent only (not another analysis's).
+        NetworkPolicy proxyPolicy = policyFor(objects, proxyTemplate.getMetadata().getLabels());
+        assertEquals(withoutPartOf(agentTemplate.getMetadata().getLabels()),
+                withoutPartOf(proxyPolicy.getSpec().getIngress().get(0).getFrom().get(0).getPodSelector().getMatchLabels()));
+        assertTrue(proxyTemplate.getMetadata().getLabels().containsKey("mesa.cyverse.org/analysis"));
+
+        MesaConfig config = loadConfig(only(objects, ConfigMap.class, volume(proxyPod, "config").getConfigMap().getName()));
+        assertEquals("0.0.0.0", config.listen().host(), "reached from the agent's pod");
+        assertEquals(3128, config.listen().port());
+    }
+
+    /**
+     * The committed renders are what kustomize makes of the sources now. Runs where a kustomize
+     * is installed (kustomize, or kubectl's built-in); without one it cannot compare, and says so.
+     */
+    @Test
+    void theRenderedFilesAreCurrent() throws Exception {
+        List<String> renderer = null;
+        if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kustomize").ok()) {
+            renderer = List.of("kustomize", "build");
+        } else if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kubectl").ok()) {
+            renderer = List.of("kubectl", "kustomize");
+        }
+        if (renderer == null) {
+            System.err.println("ManifestsTest: NO kustomize OR kubectl ON THIS MACHINE: cannot check k8s/rendered/ against the sources");
+        }
+        Assumptions.assumeTrue(renderer != null, "needs kustomize or kubectl to re-render k8s/");
+        Map<String, String> sources = Map.of("p2-background", "base", "p1-workbench", "overlays/p1-workbench",
+                "p3-autonomous", "overlays/p3-autonomous", "p4-isolated", "overlays/p4-isolated", "proxy-pod", "proxy-pod");
+        for (Map.Entry<String, String> e : sources.entrySet()) {
+            Command.Result rendered = Command.run(Duration.ofSeconds(60), Map.of(), Command.concat(renderer, K8S.resolve(e.getValue()).toString()));
+            assertTrue(rendered.ok(), rendered.describe());
+            String committed = Files.readString(K8S.resolve("rendered/" + e.getKey() + ".yaml"), StandardCharsets.UTF_8);
+            assertEquals(committed.substring(committed.indexOf('\n') + 1), rendered.stdout(),
+                    "k8s/rendered/" + e.getKey() + ".yaml is stale: run sidecar-image/k8s/render.sh");
+        }
+    }
+
+    // ---- assertions shared by both shapes ----
+
+    private static void assertHardenedProxy(Container proxy, long uid) {
+        SecurityContext sc = proxy.getSecurityContext();
+        assertEquals(Boolean.TRUE, sc.getRunAsNonRoot());
+        assertEquals(Long.valueOf(uid), sc.getRunAsUser(), "numeric UID");
+        assertEquals(Boolean.TRUE, sc.getReadOnlyRootFilesystem());
+        assertEquals(Boolean.FALSE, sc.getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
+        for (String kind : List.of("cpu", "memory")) {
+            assertNotNull(proxy.getResources().getRequests().get(kind), "request " + kind);
+            assertNotNull(proxy.getResources().getLimits().get(kind), "limit " + kind);
+        }
+    }
+
+    private static void assertProbesOnTheAdminPort(Container proxy) {
+        int admin = proxy.getPorts().stream().filter(p -> "admin".equals(p.getName())).findFirst().orElseThrow().getContainerPort();
+        assertEquals(9090, admin);
+        Map<String, Probe> probes = Map.of("/readyz", proxy.getStartupProbe(), "/readyz ", proxy.getReadinessProbe(),
+                "/healthz", proxy.getLivenessProbe());
+        probes.forEach((path, probe) -> {
+            assertNotNull(probe, "probe " + path);
+            assertEquals(path.strip(), probe.getHttpGet().getPath());
+            assertEquals("admin", probe.getHttpGet().getPort().getStrVal());
+        });
+        assertTrue(proxy.getStartupProbe().getFailureThreshold() * proxy.getStartupProbe().getPeriodSeconds() >= 60,
+                "credentials may take a while to resolve");
+    }
+
+    private static void assertHardenedAgent(Container agent) {
+        SecurityContext sc = agent.getSecurityContext();
+        assertEquals(Long.valueOf(AGENT_UID), sc.getRunAsUser());
+        assertEquals(Boolean.TRUE, sc.getRunAsNonRoot());
+        assertEquals(Boolean.TRUE, sc.getReadOnlyRootFilesystem());
+        assertEquals(Boolean.FALSE, sc.getAllowPrivilegeEscalation(), "no setuid way to another UID (the proxy's)");
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
+    }
+
+    // ---- reading ----
+
+    private static List<HasMetadata> load(String name) throws IOException {
+        try (InputStream in = Files.newInputStream(K8S.resolve("rendered/" + name + ".yaml"))) {
+            Object parsed = new KubernetesSerialization().unmarshal(in);
+            List<HasMetadata> objects = new ArrayList<>();
+            if (parsed instanceof List<?> list) {
+                list.forEach(o -> objects.add((HasMetadata) o));
+            } else {
+                objects.add((HasMetadata) parsed);
+            }
+            return objects;
+        }
+    }
+
+    private MesaConfig loadConfig(ConfigMap configMap) throws IOException {
+        Path file = dir.resolve(configMap.getMetadata().getName() + ".yaml");
+        Files.writeString(file, configMap.getData().get("mesa-egress.yaml"), StandardCharsets.UTF_8);
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(file, Overrides.NONE);
+        assertTrue(result.ok(), "the config in " + configMap.getMetadata().getName() + " is invalid: " + result.problems());
+        return result.config();
+    }
+
+    private static <T extends HasMetadata> List<T> objects(List<HasMetadata> objects, Class<T> type) {
+        return objects.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    private static <T extends HasMetadata> T only(List<HasMetadata> objects, Class<T> type, String name) {
+        List<T> found = objects(objects, type).stream().filter(o -> o.getMetadata().getName().equals(name)).toList();
+        assertEquals(1, found.size(), type.getSimpleName() + " " + name);
+        return found.get(0);
+    }
+
+    private static PodSpec podSpec(List<HasMetadata> objects) {
+        List<PodSpec> specs = new ArrayList<>();
+        objects(objects, Job.class).forEach(j -> specs.add(j.getSpec().getTemplate().getSpec()));
+        objects(objects, Deployment.class).forEach(d -> specs.add(d.getSpec().getTemplate().getSpec()));
+        assertEquals(1, specs.size(), "one workload");
+        return specs.get(0);
+    }
+
+    private static NetworkPolicy policyFor(List<HasMetadata> objects, Map<String, String> podLabels) {
+        return objects(objects, NetworkPolicy.class).stream()
+                .filter(p -> podLabels.entrySet().containsAll(p.getSpec().getPodSelector().getMatchLabels().entrySet()))
+                .findFirst().orElseThrow(() -> new AssertionError("no NetworkPolicy selects " + podLabels));
+    }
+
+    private static Map<String, String> withoutPartOf(Map<String, String> labels) {
+        return labels.entrySet().stream().filter(e -> !e.getKey().equals("app.kubernetes.io/part-of"))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    private static List<Container> allContainers(PodSpec pod) {
+        List<Container> all = new ArrayList<>(pod.getInitContainers());
+        all.addAll(pod.getContainers());
+        return all;
+    }
+
+    private static Container container(PodSpec pod, String name) {
+        return allContainers(pod).stream().filter(c -> c.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no container " + name));
+    }
+
+    private static Map<String, String> env(Container c) {
+        return c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, e -> e.getValue() == null ? "" : e.getValue()));
+    }
+
+    private static VolumeMount mount(Container c, String volume) {
+        VolumeMount m = mountOrNull(c, volume);
+        assertNotNull(m, c.getName() + " mounts " + volume);
+        return m;
+    }
+
+    private static VolumeMount mountOrNull(Container c, String volume) {
+        return c.getVolumeMounts().stream().filter(m -> m.getName().equals(volume)).findFirst().orElse(null);
+    }
+
+    private static Volume volume(PodSpec pod, String name) {
+        return pod.getVolumes().stream().filter(v -> v.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no volume " + name));
+    }
+}
