@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.List;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,20 +20,18 @@ class CaCommandTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CommandRun command = new CommandRun();
 
     private int run(String... args) {
-        return Main.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return command.run(args);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return command.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return command.err();
     }
 
     @Test
@@ -65,7 +59,7 @@ class CaCommandTest {
     void initRefusesToOverwriteAnExistingCa() throws Exception {
         assertEquals(0, run("ca", "init", "--out", dir.toString()));
         byte[] before = Files.readAllBytes(dir.resolve("ca.key"));
-        err.reset();
+        command.reset();
 
         assertEquals(2, run("ca", "init", "--out", dir.toString()));
         assertTrue(err().contains(dir.resolve("ca.pem") + " already exists; refusing to overwrite"), err());

@@ -5,12 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,20 +16,18 @@ class MainTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CommandRun command = new CommandRun();
 
     private int run(String... args) {
-        return Main.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return command.run(args);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return command.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return command.err();
     }
 
     @Test
@@ -52,7 +46,7 @@ class MainTest {
         assertEquals(3, run("check", "--profile", "P2", "http://169.254.169.254/latest"));
         assertEquals("host_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
 
-        out.reset();
+        command.reset();
         assertEquals(3, run("check", "--profile", "P0", "http://0xa9fea9fe/"));
         JsonNode json = new ObjectMapper().readTree(out());
         assertEquals("address_not_allowed", json.get("reason").asText());
@@ -64,7 +58,7 @@ class MainTest {
         Path config = dir.resolve("c.yaml");
         Files.writeString(config, "version: 1\nprofile: P3\nallow:\n  - host: \"*.example.org\"\n    methods: [GET]\n");
         assertEquals(0, run("check", "--config", config.toString(), "http://a.example.org/x"));
-        out.reset();
+        command.reset();
         assertEquals(3, run("check", "--config", config.toString(), "--method", "POST", "http://a.example.org/x"));
         assertEquals("method_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
     }
@@ -127,7 +121,7 @@ class MainTest {
         assertEquals("intercept", json.get("mode").asText());
         assertEquals("anthropic", json.get("credential").asText());
 
-        out.reset();
+        command.reset();
         assertEquals(0, run("check", "--config", config.toString(), "https://github.com/cyverse/repo.git"));
         json = new ObjectMapper().readTree(out());
         assertEquals("tunnel", json.get("mode").asText());
