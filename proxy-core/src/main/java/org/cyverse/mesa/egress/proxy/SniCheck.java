@@ -2,9 +2,11 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.AbstractSniHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
+import java.io.IOException;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
@@ -69,8 +71,12 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
     }
 
     private boolean sameHost(String serverName) {
+        // RFC 6066 server names carry no port, but some clients (Go's hey, for one) send
+        // "host:port"; the host part is what names the server, so that is what must match.
+        int colon = serverName.lastIndexOf(':');
+        String host = colon > 0 && serverName.indexOf(':') == colon ? serverName.substring(0, colon) : serverName;
         try {
-            return Destination.parse(serverName, target.port()).host().equals(target.host());
+            return Destination.parse(host, target.port()).host().equals(target.host());
         } catch (InvalidDestinationException e) {
             return false;
         }
@@ -89,7 +95,12 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        outcome.refuse(Reason.BAD_REQUEST, 400, "malformed TLS ClientHello");
+        if (cause instanceof DecoderException && !(cause.getCause() instanceof IOException)) {
+            outcome.refuse(Reason.BAD_REQUEST, 400, "malformed TLS ClientHello");
+        } else {
+            // The client went away (a reset while its hello was in flight): nothing to judge.
+            ctx.close();
+        }
     }
 
     /** The ClientHello named another host. */

@@ -21,6 +21,7 @@ import java.util.List;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import org.cyverse.mesa.egress.testkit.ClientHellos;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.cyverse.mesa.egress.testkit.RawHttp;
 import org.cyverse.mesa.egress.testkit.TouchRecorder;
@@ -171,6 +172,28 @@ class TunnelTest {
             tls.getOutputStream().write("GET /secure HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             String answer = new String(tls.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(answer.startsWith("HTTP/1.1 200") && answer.endsWith("over tls"), answer);
+        }
+    }
+
+    @Test
+    void aServerNameWithAPortIsJudgedByItsHost() throws Exception {
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("CONNECT localhost:" + witness.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+            byte[] hello = ClientHellos.withServerName("localhost:" + witness.port());
+            raw.send(hello);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (witness.bytes() < hello.length && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(hello.length, witness.bytes(), "the ClientHello was relayed to the CONNECT target");
+        }
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("CONNECT localhost:" + witness.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+            long before = witness.bytes();
+            raw.send(ClientHellos.withServerName("blocked.example.net:" + witness.port()));
+            assertTrue(raw.closedByPeer(2000));
+            Thread.sleep(100);
+            assertEquals(before, witness.bytes(), "another host with a port is still refused");
         }
     }
 }

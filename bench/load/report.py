@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Writes bench/RESULTS.md from one bench/run.sh run: report.py WORK_DIR RESULTS_MD.
+
+Reads WORK_DIR/meta.txt, rows.tsv (scenario, system, tool, output file, proxy CPU ticks during the
+measured run, proxy VmHWM in KiB), the raw wrk/hey/idle_conns.py output, checks.txt, notes.txt and
+proxy-notes.txt; writes the tables, the ratios and the issue's targets beside the measurements,
+plus WORK_DIR/plot-*.dat for bench/load/plot.gp.
+"""
+import json, re, sys
+from pathlib import Path
+
+work, out_md = Path(sys.argv[1]), Path(sys.argv[2])
+meta = dict(l.split("=", 1) for l in (work / "meta.txt").read_text().splitlines() if "=" in l)
+clk = int(meta.get("clk_tck", 100))
+
+
+def secs(v, unit):
+    return float(v) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, "secs": 1.0}[unit]
+
+
+def parse_wrk(text):
+    r = {"rps": None, "p50": None, "p99": None, "requests": 0, "errors": 0, "non2xx": 0}
+    m = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    if m:
+        r["rps"] = float(m.group(1))
+    for pct, key in (("50", "p50"), ("99", "p99")):
+        m = re.search(rf"^\s+{pct}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+        if m:
+            r[key] = secs(m.group(1), m.group(2))
+    m = re.search(r"(\d+) requests in", text)
+    if m:
+        r["requests"] = int(m.group(1))
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if m:
+        r["errors"] = sum(int(x) for x in m.groups())
+        r["error_detail"] = m.group(0)
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    if m:
+        r["non2xx"] = int(m.group(1))
+    return r
+
+
+def parse_hey(text):
+    r = {"rps": None, "p50": None, "p99": None, "requests": 0, "errors": 0, "non2xx": 0}
+    m = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    if m:
+        r["rps"] = float(m.group(1))
+    for pct, key in (("50", "p50"), ("99", "p99")):
+        m = re.search(rf"^\s+{pct}% in ([\d.]+) secs", text, re.M)
+        if m:
+            r[key] = float(m.group(1))
+    for code, n in re.findall(r"^\s+\[(\d{3})\]\s+(\d+) responses", text, re.M):
+        r["requests"] += int(n)
+        if not code.startswith("2"):
+            r["non2xx"] += int(n)
+    err = text.split("Error distribution:", 1)
+    if len(err) == 2:
+        kinds = re.findall(r"^\s+\[(\d+)\]\s+(.*)$", err[1], re.M)
+        r["errors"] = sum(int(n) for n, _ in kinds)
+        r["error_detail"] = "; ".join(f"{n} x {re.sub(r'[0-9.:]+:[0-9]+', 'ADDR', msg)[:110]}" for n, msg in kinds[:3])
+    return r
+
+
+rows = []
+for line in (work / "rows.tsv").read_text().splitlines():
+    scen, system, tool, path, ticks, hwm_kb = line.split("\t")
+    text = Path(path).read_text(errors="replace") if Path(path).exists() else ""
+    if tool == "idle":
+        try:
+            r = json.loads(text.strip().splitlines()[-1])
+        except Exception:
+            r = {"error": (Path(path).with_suffix(".err").read_text(errors="replace") if Path(path).with_suffix(".err").exists() else "no output")[-300:]}
+    else:
+        r = parse_wrk(text) if tool == "wrk" else parse_hey(text)
+        r["cpu_us"] = (int(ticks) / clk * 1e6 / r["requests"]) if r["requests"] and system != "direct" else None
+        r["cpu_s"] = int(ticks) / clk if system != "direct" else None
+    r.update(scenario=scen, system=system, tool=tool, raw=path, hwm_mib=(int(hwm_kb) / 1024 if system != "direct" else None))
+    rows.append(r)
+by = {(r["scenario"], r["system"]): r for r in rows}
+
+
+def direct_of(scen):
+    return by.get((scen, "direct")) or (by.get(("b", "direct")) if scen == "c" else None)
+
+
+def fmt_num(v, nd=0):
+    return "-" if v is None else f"{v:,.{nd}f}"
+
+
+def ms(v):
+    return "-" if v is None else f"{v * 1000:.2f}"
+
+
+def ratio(a, b):
+    return None if not a or not b else a / b
+
+
+TITLES = {
+    "a": "(a) plain HTTP forward, 1 KiB, keep-alive",
+    "b": "(b) HTTPS opaque CONNECT tunnel, 1 KiB",
+    "c": "(c) HTTPS intercepted + header injected, 1 KiB (direct = direct HTTPS of b)",
+    "d": "(d) plain HTTP forward, 1 MiB (MiB/s)",
+    "d-tls": "(d) HTTPS 1 MiB; proxies intercept (mesa-egress injects: `localhost` has the credential) (MiB/s)",
+    "f": "(f) new connection per request, plain HTTP 1 KiB (Connection: close)",
+}
+ORDER = ["a", "b", "c", "d", "d-tls", "f"]
+SYSTEMS = ["direct", "mesa-egress", "squid", "squid-bump", "tinyproxy"]
+
+L = []
+w = L.append
+w("# Load benchmark: mesa-egress against direct, Squid and tinyproxy (issue 6)")
+w("")
+w(f"Written by `bench/run.sh` on {meta['date']} (the whole script took {meta['elapsed']} s). Rerun it to refresh this file; "
+  "nothing below is edited by hand.")
+w("")
+w("## Machine and versions")
+w("")
+w(f"- {meta['nproc']} CPUs (`nproc`), {meta['cpu']} at {meta['mhz']} MHz, {meta['mem']} RAM, kernel {meta['kernel']}")
+w(f"- {meta['jdk']}; mesa-egress {meta['mesa']} (default JVM options{', plus ' + meta['java_opts'] if meta.get('java_opts') else ''}; "
+  "pinned to one CPU the JVM picks the serial GC)")
+w(f"- nginx {meta['nginx']} (upstream), wrk {meta['wrk']}, hey {meta['hey']}, Squid {meta['squid']}, tinyproxy {meta['tinyproxy']}, {meta['openssl']}")
+w(f"- load average at the end: {meta['loadavg']}")
+w("")
+w("## Set-up")
+w("")
+w("- CPU 0: the proxy under test (`taskset -c 0`; every proxy runs the whole time, idle when not measured). CPU 1: nginx "
+  "(1 worker) and the load generator (`taskset -c 1`). Everything on 127.0.0.1.")
+w(f"- Each run: {meta['warmup']} s warm-up (not measured), then {meta['duration']} s measured, {meta['conns']} connections "
+  "(scenario f: at most 3 s + 5 s). One run per cell: no repetitions, so read differences under about 10 % as noise.")
+w("- Plain HTTP: `wrk -t1 -c50 --latency` (absolute-form through the proxy with `bench/load/proxy.lua`). HTTPS: "
+  "`hey -c 50 -z 10s [-x http://proxy]` (Go; skips certificate verification; through a proxy it uses CONNECT). "
+  "`direct` = the same client straight to nginx.")
+w("- The 1 KiB body is `application/json` (mesa-egress scans such a body when it intercepts); the 1 MiB body is "
+  "`application/octet-stream` (not scanned).")
+w("- Policy, the same for every proxy: only 127.0.0.1 and localhost on the two test ports; HTTPS to `localhost` gets "
+  "`x-api-key` from a file (mesa-egress: a credential, intercepted because of it; Squid: a second port with `ssl-bump`, "
+  "`ssl_bump bump all` and `request_header_add`). tinyproxy cannot inject. Logs: mesa-egress audit to a file, Squid "
+  "access.log, tinyproxy LogLevel Info to a file. Squid caches nothing (`cache deny all`).")
+w("- Proxy CPU: `utime+stime` of the proxy process (`/proc/PID/stat`, all threads) over the measured run divided by "
+  "the requests completed; Squid's certificate helper processes are not included. Peak RSS: `VmHWM` after "
+  "`echo 5 > /proc/PID/clear_refs` at the start of the measured run.")
+w("")
+w("## Checks before measuring")
+w("")
+w("```")
+w((work / "checks.txt").read_text().rstrip())
+w("```")
+w("")
+w("## Results")
+w("")
+w("| scenario | system | req/s or MiB/s | / direct | p50 ms | p99 ms | errors | non-2xx | proxy CPU us/req | proxy peak RSS MiB |")
+w("|---|---|---|---|---|---|---|---|---|---|")
+for s in ORDER:
+    d = direct_of(s)
+    for sysname in SYSTEMS:
+        r = by.get((s, sysname))
+        if not r:
+            continue
+        rat = ratio(r["rps"], d["rps"] if d else None) if sysname != "direct" else None
+        w(f"| {TITLES[s]} | {sysname} | {fmt_num(r['rps'])} | {fmt_num(rat, 2) if rat else '-'} | {ms(r['p50'])} | {ms(r['p99'])} "
+          f"| {r['errors']} | {r['non2xx']} | {fmt_num(r['cpu_us'], 1)} | {fmt_num(r['hwm_mib'])} |")
+w("")
+errs = [r for r in rows if r.get("error_detail") and r.get("errors")]
+if errs:
+    w("Errors as the load generators reported them:")
+    w("")
+    for r in errs:
+        extra = ""
+        if r["tool"] == "wrk" and r["requests"] and abs(r["errors"] - r["requests"]) <= 50 and "connect 0" in r["error_detail"]:
+            extra = (" (one read error per request: the proxy closed the connection after each response, which wrk counts "
+                     "as a read error and then reconnects; the responses themselves were counted, non-2xx above)")
+        w(f"- {r['scenario']} {r['system']}: {r['error_detail']}{extra}")
+    w("")
+
+w("### (e) idle keep-alive connections")
+w("")
+w("`bench/load/idle_conns.py`: each connection sends one absolute-form GET of the 1 KiB file through the proxy, reads "
+  "the answer, then stays open; RSS read before, once all are open, and after 15 s idle; then up to 100 of them are "
+  "used again.")
+w("")
+w("| system | asked | established | errors | RSS before MiB | RSS all open MiB | RSS after 15 s MiB | peak (VmHWM) MiB | reused ok | time to open s |")
+w("|---|---|---|---|---|---|---|---|---|---|")
+for r in rows:
+    if r["scenario"] != "e":
+        continue
+    if "error" in r:
+        w(f"| {r['system']} | - | - | {r['error']} | | | | | | |")
+        continue
+    w(f"| {r['system']} | {r['count']:,} | {r['established']:,} | {r['errors'] or 0} | {r['before'].get('VmRSS')} | "
+      f"{r['after_open'].get('VmRSS')} | {r['after_hold'].get('VmRSS')} | {max(r['after_hold'].get('VmHWM', 0), r['after_open'].get('VmHWM', 0))} | "
+      f"{r['reused_ok']} {r.get('reuse_errors') or ''} | {r['open_seconds']} |")
+w("")
+
+# ---- ratios mesa-egress / peer
+w("## Ratios")
+w("")
+w("Throughput of mesa-egress over each peer's and over direct (above 1: mesa-egress is faster); CPU per request of "
+  "mesa-egress over the peer's (below 1: mesa-egress is cheaper); p99 of mesa-egress over the peer's (below 1: better).")
+w("")
+w("| scenario | mesa / direct | mesa / Squid | mesa / tinyproxy | CPU mesa / Squid | CPU mesa / tinyproxy | p99 mesa / Squid | p99 mesa / tinyproxy |")
+w("|---|---|---|---|---|---|---|---|")
+for s in ORDER:
+    m = by.get((s, "mesa-egress"))
+    if not m:
+        continue
+    d = direct_of(s)
+    sq = by.get((s, "squid")) or by.get((s, "squid-bump"))
+    tp = by.get((s, "tinyproxy"))
+    cells = [ratio(m["rps"], d and d["rps"]), ratio(m["rps"], sq and sq["rps"]), ratio(m["rps"], tp and tp["rps"]),
+             ratio(m["cpu_us"], sq and sq["cpu_us"]), ratio(m["cpu_us"], tp and tp["cpu_us"]),
+             ratio(m["p99"], sq and sq["p99"]), ratio(m["p99"], tp and tp["p99"])]
+    w(f"| {s} | " + " | ".join(fmt_num(c, 2) if c else "-" for c in cells) + " |")
+w("")
+
+# ---- targets
+w("## The issue's targets against this run")
+w("")
+w("Targets that name mitmproxy or proxy-chain use the issue's own figures for them (measured there on 2026-11-29; "
+  "neither runs here: not in Debian's packages). Everything else compares within this run.")
+w("")
+w("| target | measured (mesa-egress) | reference | met? | by how much |")
+w("|---|---|---|---|---|")
+
+
+def target(name, value, ref, ok_if_ge, unit="", refname=""):
+    if value is None or ref is None:
+        w(f"| {name} | {fmt_num(value, 1) if value is not None else 'not measured'} | {refname or fmt_num(ref, 1)} | ? | - |")
+        return
+    ok = value >= ref if ok_if_ge else value <= ref
+    if ok:
+        how = f"met, {value / ref:.2f}x of the bound" if ref else "met"
+    else:
+        how = f"missed: {value / ref:.2f}x of the bound" if ok_if_ge else f"missed: {value / ref:.2f}x the bound ({value - ref:+.1f}{unit})"
+    w(f"| {name} | {fmt_num(value, 1)}{unit} | {fmt_num(ref, 1)}{unit} {refname} | {'yes' if ok else '**no**'} | {how} |")
+
+
+def g(s, sysname, key):
+    r = by.get((s, sysname))
+    return r.get(key) if r else None
+
+
+sq_a = g("a", "squid", "rps")
+target("(a) req/s >= 2x Squid", g("a", "mesa-egress", "rps"), 2 * sq_a if sq_a else None, True, "", "(2x Squid this run)")
+target("(a) proxy CPU <= 25 us/req", g("a", "mesa-egress", "cpu_us"), 25, False, " us")
+d_b = g("b", "direct", "rps")
+target("(b) req/s >= 0.95x direct HTTPS", g("b", "mesa-egress", "rps"), 0.95 * d_b if d_b else None, True, "", "(0.95x direct this run)")
+target("(b) proxy CPU <= 15 us/req", g("b", "mesa-egress", "cpu_us"), 15, False, " us")
+sq_c = g("c", "squid-bump", "rps")
+target("(c) req/s >= 1.5x Squid ssl-bump", g("c", "mesa-egress", "rps"), 1.5 * sq_c if sq_c else None, True, "", "(1.5x Squid bump this run)")
+target("(c) req/s >= 15x mitmproxy (issue: 710)", g("c", "mesa-egress", "rps"), 15 * 710, True, "", "(issue's figure)")
+target("(c) proxy CPU <= 45 us/req", g("c", "mesa-egress", "cpu_us"), 45, False, " us")
+target("(d) plain MiB/s >= 2x proxy-chain (issue: 598)", g("d", "mesa-egress", "rps"), 2 * 598, True, "", "(issue's figure)")
+target("(d) intercepted MiB/s >= 0.5x of that", g("d-tls", "mesa-egress", "rps"), 598, True, "", "(issue's figure)")
+e = by.get(("e", "mesa-egress"))
+e_rss = None
+if e and "after_hold" in e:
+    e_rss = max(e["after_open"].get("VmRSS", 0), e["after_hold"].get("VmRSS", 0))
+    if e["established"] < e["count"]:
+        w(f"| (e) note | only {e['established']:,} of {e['count']:,} connections were established | | | |")
+target(f"(e) RSS < 200 MiB with {meta['idle_conns']} idle connections", e_rss, 200, False, " MiB")
+for s in ["a", "b", "c", "d", "d-tls", "f"]:
+    peer = "squid-bump" if s in ("c", "d-tls") else "squid"
+    mp, sp = g(s, "mesa-egress", "p99"), g(s, peer, "p99")
+    target(f"({s}) p99 <= Squid's (ms)", mp * 1000 if mp else None, sp * 1000 if sp else None, False, " ms")
+w("| allow-list decision < 200 ns at 100,000 rules | JMH `PolicyBenchmark`, not run by run.sh | | | |")
+w("")
+
+w("## Proxy-side evidence")
+w("")
+w("```")
+w((work / "proxy-notes.txt").read_text().rstrip() if (work / "proxy-notes.txt").exists() else "(none)")
+w("```")
+notes = (work / "notes.txt").read_text().strip()
+if notes:
+    w("")
+    w("Skipped or degraded in this run:")
+    w("")
+    for n in notes.splitlines():
+        w(f"- {n}")
+w("")
+w("## Commands")
+w("")
+w("```")
+w("bench/run.sh        # WARMUP=5 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS=\"a b c d e f\"")
+w("# what it runs, per cell (PROXY = http://127.0.0.1:13128/ for mesa-egress, :13129 Squid, :13130 Squid ssl-bump, :13131 tinyproxy):")
+w("taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency http://127.0.0.1:18080/1k.json                              # a direct")
+w("TARGET_URL=http://127.0.0.1:18080/1k.json taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency -s bench/load/proxy.lua PROXY  # a")
+w("taskset -c 1 hey -z 10s -c 50 -t 5 [-x PROXY] https://127.0.0.1/1k.json                                     # b")
+w("taskset -c 1 hey -z 10s -c 50 -t 5 -x PROXY https://localhost/1k.json                                        # c")
+w("... the same with /1m.bin                                                                                          # d")
+w("taskset -c 1 python3 bench/load/idle_conns.py --proxy 127.0.0.1:13128 --target http://127.0.0.1:18080/1k.json --count 10000 --pid PID --hold 15  # e")
+w("taskset -c 1 wrk ... -H 'Connection: close' ...                                                                    # f")
+w("```")
+w("")
+w(f"Raw output of this run: `{work}/out` (not kept across machines).")
+w("")
+out_md.write_text("\n".join(L) + "\n")
+
+# plot data: throughput relative to direct, and p99, per scenario and system
+with open(work / "plot-ratio.dat", "w") as f, open(work / "plot-p99.dat", "w") as g2:
+    f.write("scenario mesa-egress squid tinyproxy\n")
+    g2.write("scenario direct mesa-egress squid tinyproxy\n")
+    for s in ORDER:
+        d = direct_of(s)
+        m = by.get((s, "mesa-egress"))
+        if not m:
+            continue
+        sq = by.get((s, "squid")) or by.get((s, "squid-bump"))
+        tp = by.get((s, "tinyproxy"))
+        vals = [ratio(x and x["rps"], d and d["rps"]) for x in (m, sq, tp)]
+        f.write(s + " " + " ".join(f"{v:.3f}" if v else "0" for v in vals) + "\n")
+        p = [x and x["p99"] for x in (d, m, sq, tp)]
+        g2.write(s + " " + " ".join(f"{v * 1000:.3f}" if v else "0" for v in p) + "\n")
+print(f"report.py: wrote {out_md}")
