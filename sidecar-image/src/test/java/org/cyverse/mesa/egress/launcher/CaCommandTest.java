@@ -12,27 +12,10 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code mesa-egress ca init --out DIR} (SPEC.md "Command line"). */
-class CaCommandTest {
+class CaCommandTest extends CommandTestBase {
 
-    @TempDir
-    Path dir;
-
-    private final CommandRun command = new CommandRun();
-
-    private int run(String... args) {
-        return command.run(args);
-    }
-
-    private String out() {
-        return command.out();
-    }
-
-    private String err() {
-        return command.err();
-    }
 
     @Test
     void initWritesACaAndAPrivateKey() throws Exception {
@@ -59,7 +42,7 @@ class CaCommandTest {
     void initRefusesToOverwriteAnExistingCa() throws Exception {
         assertEquals(0, run("ca", "init", "--out", dir.toString()));
         byte[] before = Files.readAllBytes(dir.resolve("ca.key"));
-        command.reset();
+        reset();
 
         assertEquals(2, run("ca", "init", "--out", dir.toString()));
         assertTrue(err().contains(dir.resolve("ca.pem") + " already exists; refusing to overwrite"), err());

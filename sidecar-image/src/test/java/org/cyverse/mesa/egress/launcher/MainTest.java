@@ -8,27 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The commands of SPEC.md "Command line", their output and exit codes. */
-class MainTest {
+class MainTest extends CommandTestBase {
 
-    @TempDir
-    Path dir;
-
-    private final CommandRun command = new CommandRun();
-
-    private int run(String... args) {
-        return command.run(args);
-    }
-
-    private String out() {
-        return command.out();
-    }
-
-    private String err() {
-        return command.err();
-    }
 
     @Test
     void checkAllowsAnN1HostAndPrintsOneJsonObject() throws Exception {
@@ -46,7 +29,7 @@ class MainTest {
         assertEquals(3, run("check", "--profile", "P2", "http://169.254.169.254/latest"));
         assertEquals("host_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
 
-        command.reset();
+        reset();
         assertEquals(3, run("check", "--profile", "P0", "http://0xa9fea9fe/"));
         JsonNode json = new ObjectMapper().readTree(out());
         assertEquals("address_not_allowed", json.get("reason").asText());
@@ -58,7 +41,7 @@ class MainTest {
         Path config = dir.resolve("c.yaml");
         Files.writeString(config, "version: 1\nprofile: P3\nallow:\n  - host: \"*.example.org\"\n    methods: [GET]\n");
         assertEquals(0, run("check", "--config", config.toString(), "http://a.example.org/x"));
-        command.reset();
+        reset();
         assertEquals(3, run("check", "--config", config.toString(), "--method", "POST", "http://a.example.org/x"));
         assertEquals("method_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
     }
@@ -121,7 +104,7 @@ class MainTest {
         assertEquals("intercept", json.get("mode").asText());
         assertEquals("anthropic", json.get("credential").asText());
 
-        command.reset();
+        reset();
         assertEquals(0, run("check", "--config", config.toString(), "https://github.com/cyverse/repo.git"));
         json = new ObjectMapper().readTree(out());
         assertEquals("tunnel", json.get("mode").asText());
