@@ -41,4 +41,14 @@ public record CredentialSpec(
         methods = Set.copyOf(methods);
         paths = List.copyOf(paths);
     }
+
+    /** Whether this credential's hosts and ports cover {@code destination} (methods and paths aside). */
+    public boolean covers(org.cyverse.mesa.egress.allowlist.Destination destination) {
+        return CredentialReach.covers(this, destination);
+    }
+
+    /** Whether a request lies within this credential's whole scope: hosts, ports, methods, paths. */
+    public boolean inScope(org.cyverse.mesa.egress.allowlist.Destination destination, String method, String path) {
+        return CredentialReach.miss(this, destination, method, path) == null;
+    }
 }

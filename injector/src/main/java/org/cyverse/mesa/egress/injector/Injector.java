@@ -165,7 +165,7 @@ public final class Injector {
 
     /** Whether any credential's scope covers this host and port (the proxy intercepts those under {@code auto}). */
     public boolean hasCredentialFor(Destination destination) {
-        return credentials.stream().anyMatch(c -> CredentialReach.covers(c, destination));
+        return credentials.stream().anyMatch(c -> c.covers(destination));
     }
 
     /**

@@ -66,4 +66,21 @@ public record MesaConfig(
     public AddressGuard addressGuard(java.util.Collection<java.net.InetAddress> ownAddresses) {
         return new AddressGuard(network.allowPrivate(), ownAddresses);
     }
+
+    /**
+     * Whether the proxy terminates TLS for a CONNECT that {@code tunnel} decided: never with
+     * {@code tls.intercept: none}; always with {@code all}; with {@code auto} only when method or
+     * path rules need the request, or a credential covers the destination.
+     */
+    public boolean intercepts(org.cyverse.mesa.egress.allowlist.Decision tunnel, org.cyverse.mesa.egress.allowlist.Destination destination) {
+        switch (tls.intercept()) {
+            case NONE:
+                return false;
+            case ALL:
+                return true;
+            default:
+                return tunnel.outcome() == org.cyverse.mesa.egress.allowlist.Decision.Outcome.NEEDS_INSPECTION
+                        || credentials.stream().anyMatch(c -> c.covers(destination));
+        }
+    }
 }

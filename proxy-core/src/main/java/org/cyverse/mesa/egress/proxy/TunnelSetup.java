@@ -18,7 +18,6 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
-import org.cyverse.mesa.egress.config.InterceptMode;
 
 /**
  * Turns a CONNECT into an opaque tunnel: decide, resolve, vet and dial first, so that every
@@ -62,8 +61,8 @@ final class TunnelSetup {
         Decision decision = state.config().policy().decide(Target.tunnel(destination));
         exchange.rule = decision.rule();
         boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
-        boolean intercept = proxy.leaves != null && (needsInspection
-                || state.config().tls().intercept() == InterceptMode.ALL || state.injector().hasCredentialFor(destination));
+        // proxy.leaves is null when the proxy started without interception (no CA to mint with).
+        boolean intercept = proxy.leaves != null && state.config().intercepts(decision, destination);
         if (needsInspection && !intercept) {
             client.refuse(exchange, Refusals.of(decision.reason(), destination.host(), state.profile(),
                     "rule " + decision.rule()).withHint("the rules for " + destination.host()

@@ -15,7 +15,6 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
-import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 
@@ -64,7 +63,7 @@ final class CheckCommand {
         boolean tls = url.getScheme().equalsIgnoreCase("https");
         Decision decision = config.policy().decide(tls ? Target.tunnel(destination) : new Target(destination, method, path));
         String mode = tls ? "tunnel" : "forward";
-        if (tls && intercepts(config, decision, destination)) {
+        if (tls && config.intercepts(decision, destination)) {
             // As the proxy would: terminate TLS and decide the request itself.
             mode = "intercept";
             decision = config.policy().decide(new Target(destination, method, path));
@@ -100,28 +99,9 @@ final class CheckCommand {
         return allowed ? Main.OK : Main.DENY;
     }
 
-    /** The proxy's rule (TunnelSetup): intercept when the tunnel needs inspection, a credential covers it, or mode is all. */
-    private static boolean intercepts(MesaConfig config, Decision tunnel, Destination destination) {
-        InterceptMode mode = config.tls().intercept();
-        if (mode == InterceptMode.NONE) {
-            return false;
-        }
-        return mode == InterceptMode.ALL || tunnel.outcome() == Decision.Outcome.NEEDS_INSPECTION
-                || config.credentials().stream().anyMatch(c -> c.ports().contains(destination.port())
-                        && c.hosts().stream().anyMatch(h -> h.matches(destination)));
-    }
-
     /** The first credential whose scope covers the request, in config order. */
     private static CredentialSpec credentialFor(MesaConfig config, Destination destination, String method, String path) {
-        for (CredentialSpec c : config.credentials()) {
-            boolean host = c.hosts().stream().anyMatch(h -> h.matches(destination));
-            boolean methodOk = c.methods().isEmpty() || c.methods().contains(method);
-            boolean pathOk = c.paths().isEmpty() || c.paths().stream().anyMatch(g -> g.matches(path));
-            if (host && c.ports().contains(destination.port()) && methodOk && pathOk) {
-                return c;
-            }
-        }
-        return null;
+        return config.credentials().stream().filter(c -> c.inScope(destination, method, path)).findFirst().orElse(null);
     }
 
     private static String hostOf(String authority) {
