@@ -13,4 +13,10 @@ final class DialFailure extends Exception {
     Refusal refusal() {
         return refusal;
     }
+
+    /** The refusal for a failed dial: the dialer's own, or upstream_unreachable for anything unexpected. */
+    static Refusal refusalOf(Throwable cause, String host, String profile) {
+        return cause instanceof DialFailure ? ((DialFailure) cause).refusal()
+                : Refusals.of(org.cyverse.mesa.egress.allowlist.Reason.UPSTREAM_UNREACHABLE, host, profile, String.valueOf(cause));
+    }
 }

@@ -94,9 +94,7 @@ final class ForwardExchange {
                 return;
             }
             if (!f.isSuccess()) {
-                Throwable cause = f.cause();
-                fail(cause instanceof DialFailure ? ((DialFailure) cause).refusal()
-                        : Refusals.of(Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(), String.valueOf(cause)));
+                fail(DialFailure.refusalOf(f.cause(), destination.host(), state.profile()));
                 return;
             }
             attach(new UpstreamLink(f.getNow(), handler, destination));

@@ -89,9 +89,7 @@ final class TunnelSetup {
                 return;
             }
             if (!f.isSuccess()) {
-                Throwable cause = f.cause();
-                client.refuse(exchange, cause instanceof DialFailure ? ((DialFailure) cause).refusal()
-                        : Refusals.of(Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(), String.valueOf(cause)), true);
+                client.refuse(exchange, DialFailure.refusalOf(f.cause(), destination.host(), state.profile()), true);
                 return;
             }
             if (intercept) {
