@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http.HttpContent;
@@ -111,13 +112,16 @@ final class ForwardExchange {
             outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             outgoing.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
-        link.channel.writeAndFlush(outgoing).addListener(f -> {
+        // The head goes out with the first body chunk when that is already here (one write for a
+        // GET: the head and its empty end), and on its own otherwise (a client waiting for 100 Continue).
+        link.channel.write(outgoing).addListener(f -> {
             if (!f.isSuccess()) {
                 upstreamClosed();
             }
         });
         link.channel.read(); // an interim 100 Continue or an early answer may come before the body is sent
         client.drain();
+        link.channel.flush();
     }
 
     private String hostHeader() {
@@ -186,7 +190,10 @@ final class ForwardExchange {
             exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;
-        ctx.writeAndFlush(msg).addListener(f -> {
+        // Flushed at the end of the upstream read ({@link #flushResponse}) or with the last part:
+        // a small response whose head and body came in one read leaves in one write.
+        ChannelFuture written = finalLast ? ctx.writeAndFlush(msg) : ctx.write(msg);
+        written.addListener(f -> {
             if (!f.isSuccess()) {
                 clientGone();
                 return;
@@ -198,6 +205,13 @@ final class ForwardExchange {
                 link.channel.read();
             }
         });
+    }
+
+    /** The upstream's read is over: what it produced goes to the client now. */
+    void flushResponse() {
+        if (!done) {
+            ctx.flush();
+        }
     }
 
     private void prepareResponseHead(HttpResponse response) {

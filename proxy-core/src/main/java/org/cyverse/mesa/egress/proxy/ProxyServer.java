@@ -8,9 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -66,8 +64,12 @@ public final class ProxyServer implements AutoCloseable {
     private final OpenBaoSecretSource openBao;
     private final InterceptionCa ca;
     private final ProxyContext context;
-    private final EventLoopGroup bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    /**
+     * One group for accepting and serving: a listener's loop also serves connections, so an
+     * accepted connection does not cross threads on a one-CPU pod.
+     */
+    private final Transport transport = Transport.configured();
+    private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(Transport.eventLoops(), transport.ioHandlers());
     private Channel proxyChannel;
     private Channel adminChannel;
     private volatile boolean listening;
@@ -114,7 +116,7 @@ public final class ProxyServer implements AutoCloseable {
         }
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
         ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
-        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor), clients, leaves);
+        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves);
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -143,16 +145,16 @@ public final class ProxyServer implements AutoCloseable {
     public void start() throws IOException {
         MesaConfig config = state.get().config();
         proxyChannel = bind(new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(NioServerSocketChannel.class)
+                .group(workerGroup)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ClientChannelInitializer(context)), config.listen(), "listen");
         AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem());
         adminChannel = bind(new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(NioServerSocketChannel.class)
+                .group(workerGroup)
+                .channel(transport.serverChannel())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -173,6 +175,12 @@ public final class ProxyServer implements AutoCloseable {
 
     private String notReadyReason() {
         return listening ? state.get().credentials().notReadyReason() : "not listening yet";
+    }
+
+    /** The socket transport and the number of event loops, for the start-up log line: "epoll, 2 event loops". */
+    public String transport() {
+        int loops = Transport.eventLoops();
+        return transport.name() + ", " + loops + (loops == 1 ? " event loop" : " event loops");
     }
 
     /** The interception CA, or {@code null} with {@code tls.intercept: none}. */
@@ -286,7 +294,6 @@ public final class ProxyServer implements AutoCloseable {
             adminChannel.close();
         }
         context.clients.close();
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         dnsExecutor.shutdownNow();
         backgroundExecutor.shutdownNow();

@@ -5,8 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Promise;
 import java.net.InetAddress;
@@ -34,10 +34,12 @@ final class UpstreamDialer {
 
     private final HostResolver resolver;
     private final ExecutorService dnsExecutor;
+    private final Class<? extends SocketChannel> channelType;
 
-    UpstreamDialer(HostResolver resolver, ExecutorService dnsExecutor) {
+    UpstreamDialer(HostResolver resolver, ExecutorService dnsExecutor, Transport transport) {
         this.resolver = resolver;
         this.dnsExecutor = dnsExecutor;
+        this.channelType = transport.clientChannel();
     }
 
     /**
@@ -110,11 +112,11 @@ final class UpstreamDialer {
         });
     }
 
-    private static void connect(Destination destination, InetSocketAddress address, ProxyState state, EventLoop loop,
+    private void connect(Destination destination, InetSocketAddress address, ProxyState state, EventLoop loop,
             ChannelInitializer<Channel> init, Promise<Channel> promise) {
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
-                .channel(NioSocketChannel.class)
+                .channel(channelType)
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,

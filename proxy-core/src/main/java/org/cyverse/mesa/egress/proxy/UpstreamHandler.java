@@ -29,6 +29,13 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (listener != null) {
+            listener.flushResponse();
+        }
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (listener != null) {
             listener.upstreamClosed();

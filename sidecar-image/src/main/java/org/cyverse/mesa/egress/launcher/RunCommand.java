@@ -81,7 +81,8 @@ final class RunCommand {
             return Main.FAILURE;
         }
         LOG.info(() -> "mesa-egress " + Main.version() + " serving profile " + config.profile().name() + " (egress "
-                + config.egress().name() + ") on " + hostPort(server.proxyAddress()) + ", admin on " + hostPort(server.adminAddress()));
+                + config.egress().name() + ") on " + hostPort(server.proxyAddress()) + ", admin on " + hostPort(server.adminAddress())
+                + " (" + server.transport() + ")");
 
         ConfigReloader reloader = null;
         if (configArgs.file != null) {
