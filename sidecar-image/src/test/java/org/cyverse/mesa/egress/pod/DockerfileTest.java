@@ -100,6 +100,9 @@ class DockerfileTest {
         assertTrue(last.stream().noneMatch(i -> i.keyword().equals("RUN")), "the final stage has no shell to RUN with");
         Instruction entrypoint = last.stream().filter(i -> i.keyword().equals("ENTRYPOINT")).findFirst().orElseThrow();
         assertTrue(entrypoint.arguments().startsWith("[\"/opt/java/bin/java\""), "exec form, on the jlink runtime: " + entrypoint);
+        assertTrue(entrypoint.arguments().contains("\"@/opt/mesa-egress/jvm.options\""), "the JVM options bin/mesa-egress uses: " + entrypoint);
+        assertTrue(last.stream().anyMatch(i -> i.keyword().equals("COPY") && i.arguments().startsWith("sidecar-image/bin/jvm.options ")),
+                "jvm.options is in the image");
         assertTrue(last.stream().anyMatch(i -> i.keyword().equals("COPY") && i.arguments().contains("/opt/java")), "the jlink runtime");
     }
 

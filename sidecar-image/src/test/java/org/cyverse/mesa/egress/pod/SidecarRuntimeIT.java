@@ -122,7 +122,9 @@ class SidecarRuntimeIT {
                 "  upstream_ca: " + upstreamCaPem,
                 ""), StandardCharsets.UTF_8);
 
+        // The image's entry point: the same JVM options file and flags (Dockerfile ENTRYPOINT).
         ProcessBuilder builder = new ProcessBuilder(runtime.resolve("bin/java").toAbsolutePath().toString(),
+                "@" + Path.of("bin/jvm.options").toAbsolutePath(), "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=3000",
                 "-jar", Path.of("target/mesa-egress.jar").toAbsolutePath().toString(),
                 "run", "--admin", "127.0.0.1:0")
                 .redirectOutput(dir.resolve("stdout.log").toFile())
