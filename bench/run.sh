@@ -35,7 +35,7 @@
 #  5. writes bench/RESULTS.md (bench/load/report.py) and, with gnuplot, bench/results-*.png;
 #     raw tool output stays in $WORK/out (kept: the path is printed).
 #
-# Knobs (environment): WARMUP=5 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="a b c d e f"
+# Knobs (environment): WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="a b c d e f"
 # BUILD=0|1 MESA_EGRESS_JAR=... MESA_EGRESS_JAVA_OPTS=... (passed to bin/mesa-egress).
 # Needs root for apt-get, for `ulimit -n` above the hard limit and for the loopback sysctl
 # (net.ipv4.tcp_tw_reuse); without root it uses what is installed and says what it skipped.
@@ -44,7 +44,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-WARMUP="${WARMUP:-5}"
+WARMUP="${WARMUP:-10}"
 DURATION="${DURATION:-10}"
 CONNS="${CONNS:-50}"
 IDLE_CONNS="${IDLE_CONNS:-10000}"
@@ -369,6 +369,14 @@ measure() {
 LUA="$here/load/proxy.lua"
 via() { echo "http://127.0.0.1:$1/"; }
 
+if want c; then
+  # Before any warm-up: the first seconds of intercepted traffic after the proxies started, which
+  # is what an agent meets right after its pod starts (mesa-egress's JIT compiler is still at work).
+  saved_warmup=$WARMUP; WARMUP=0
+  measure c-cold mesa-egress "$MESA_PID" hey -x "http://127.0.0.1:$MESA_PORT" "$L1"
+  [ -n "$SQUID_PID" ] && measure c-cold squid-bump "$SQUID_PID" hey -x "http://127.0.0.1:$SQUID_BUMP_PORT" "$L1" || true
+  WARMUP=$saved_warmup
+fi
 if want a; then
   measure a direct "" wrk "$H1"
   TARGET_URL="$H1" measure a mesa-egress "$MESA_PID" wrk -s "$LUA" "$(via $MESA_PORT)"

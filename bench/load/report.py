@@ -80,7 +80,7 @@ by = {(r["scenario"], r["system"]): r for r in rows}
 
 
 def direct_of(scen):
-    return by.get((scen, "direct")) or (by.get(("b", "direct")) if scen == "c" else None)
+    return by.get((scen, "direct")) or (by.get(("b", "direct")) if scen in ("c", "c-cold") else None)
 
 
 def fmt_num(v, nd=0):
@@ -99,11 +99,12 @@ TITLES = {
     "a": "(a) plain HTTP forward, 1 KiB, keep-alive",
     "b": "(b) HTTPS opaque CONNECT tunnel, 1 KiB",
     "c": "(c) HTTPS intercepted + header injected, 1 KiB (direct = direct HTTPS of b)",
+    "c-cold": "(c, cold) the same as c, measured first: the first 10 s after the proxy started, no warm-up",
     "d": "(d) plain HTTP forward, 1 MiB (MiB/s)",
     "d-tls": "(d) HTTPS 1 MiB; proxies intercept (mesa-egress injects: `localhost` has the credential) (MiB/s)",
     "f": "(f) new connection per request, plain HTTP 1 KiB (Connection: close)",
 }
-ORDER = ["a", "b", "c", "d", "d-tls", "f"]
+ORDER = ["a", "b", "c", "c-cold", "d", "d-tls", "f"]
 SYSTEMS = ["direct", "mesa-egress", "squid", "squid-bump", "tinyproxy"]
 
 L = []
@@ -116,8 +117,7 @@ w("")
 w("## Machine and versions")
 w("")
 w(f"- {meta['nproc']} CPUs (`nproc`), {meta['cpu']} at {meta['mhz']} MHz, {meta['mem']} RAM, kernel {meta['kernel']}")
-w(f"- {meta['jdk']}; mesa-egress {meta['mesa']} (default JVM options{', plus ' + meta['java_opts'] if meta.get('java_opts') else ''}; "
-  "pinned to one CPU the JVM picks the serial GC)")
+w(f"- {meta['jdk']}; mesa-egress {meta['mesa']} (JVM options of `sidecar-image/bin/jvm.options`{', plus ' + meta['java_opts'] if meta.get('java_opts') else ''})")
 w(f"- nginx {meta['nginx']} (upstream), wrk {meta['wrk']}, hey {meta['hey']}, Squid {meta['squid']}, tinyproxy {meta['tinyproxy']}, {meta['openssl']}")
 w(f"- load average at the end: {meta['loadavg']}")
 w("")

@@ -42,6 +42,7 @@ import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
+import org.cyverse.mesa.egress.tls.TlsProvider;
 import org.cyverse.mesa.egress.tls.UpstreamTls;
 
 /**
@@ -69,6 +70,7 @@ public final class ProxyServer implements AutoCloseable {
      * accepted connection does not cross threads on a one-CPU pod.
      */
     private final Transport transport = Transport.configured();
+    private final String tlsProvider = TlsProvider.describe(TlsProvider.configured());
     private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(Transport.eventLoops(), transport.ioHandlers());
     private Channel proxyChannel;
     private Channel adminChannel;
@@ -177,10 +179,13 @@ public final class ProxyServer implements AutoCloseable {
         return listening ? state.get().credentials().notReadyReason() : "not listening yet";
     }
 
-    /** The socket transport and the number of event loops, for the start-up log line: "epoll, 2 event loops". */
+    /**
+     * The socket transport, the number of event loops and the TLS implementation, for the start-up
+     * log line: "epoll, 2 event loops, BoringSSL".
+     */
     public String transport() {
         int loops = Transport.eventLoops();
-        return transport.name() + ", " + loops + (loops == 1 ? " event loop" : " event loops");
+        return transport.name() + ", " + loops + (loops == 1 ? " event loop, " : " event loops, ") + tlsProvider;
     }
 
     /** The interception CA, or {@code null} with {@code tls.intercept: none}. */

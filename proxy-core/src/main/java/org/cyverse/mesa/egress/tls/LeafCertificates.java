@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -93,8 +94,13 @@ public final class LeafCertificates {
         try {
             // The chain is leaf then CA, as forServer(key, leaf, ca) would send it; LeafKeyManager
             // says why it is handed over directly.
-            context = SslContextBuilder.forServer(new LeafKeyManager(factory.key(), leaf, ca.certificate()))
-                    .sslProvider(SslProvider.JDK)
+            LeafKeyManager keys = new LeafKeyManager(factory.key(), leaf, ca.certificate());
+            SslProvider provider = TlsProvider.configured();
+            // BoringSSL takes the key and chain in its own form: converted once per leaf, not per handshake.
+            SslContextBuilder builder = provider == SslProvider.JDK ? SslContextBuilder.forServer(keys)
+                    : SslContextBuilder.forServer(new OpenSslCachingX509KeyManagerFactory(keys.asFactory()));
+            context = builder
+                    .sslProvider(provider)
                     .protocols("TLSv1.3", "TLSv1.2")
                     // Only HTTP/1.1 is relayed: a client that offers h2 alone gets no ALPN answer
                     // (NO_ADVERTISE) and may still speak HTTP/1.1; a client that picks something

@@ -1,6 +1,11 @@
 package org.cyverse.mesa.egress.tls;
 
+import io.netty.handler.ssl.util.SimpleKeyManagerFactory;
 import java.net.Socket;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.ManagerFactoryParameters;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
@@ -73,5 +78,22 @@ final class LeafKeyManager extends X509ExtendedKeyManager {
     @Override
     public String[] getClientAliases(String keyType, Principal[] issuers) {
         return null;
+    }
+
+    /** This key manager as a factory, the form BoringSSL's context builder takes. */
+    KeyManagerFactory asFactory() {
+        X509ExtendedKeyManager self = this;
+        return new SimpleKeyManagerFactory() {
+            @Override
+            protected void engineInit(KeyStore keyStore, char[] password) {}
+
+            @Override
+            protected void engineInit(ManagerFactoryParameters params) {}
+
+            @Override
+            protected KeyManager[] engineGetKeyManagers() {
+                return new KeyManager[] {self};
+            }
+        };
     }
 }

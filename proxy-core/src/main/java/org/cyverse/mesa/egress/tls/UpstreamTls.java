@@ -59,7 +59,7 @@ public final class UpstreamTls {
                 }
             }
             SslContext context = SslContextBuilder.forClient()
-                    .sslProvider(SslProvider.JDK)
+                    .sslProvider(TlsProvider.configured())
                     .protocols("TLSv1.3", "TLSv1.2")
                     .trustManager(anchors.toArray(new X509Certificate[0]))
                     .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,

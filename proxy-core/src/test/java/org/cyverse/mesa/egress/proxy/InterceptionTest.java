@@ -50,7 +50,7 @@ class InterceptionTest {
     private static TestPki pki;
     private static HttpsUpstream upstream;
     private static HttpsUpstream byIp;
-    private static ProxyFixture proxy;
+    static ProxyFixture proxy;
     private static HttpClient client;
     private static final StringBuilder log = new StringBuilder();
     private static final Handler capture = new Handler() {
@@ -127,6 +127,12 @@ class InterceptionTest {
             upstream.close();
             byIp.close();
         }
+    }
+
+    @Test
+    void theProxyNamesItsTlsImplementation() {
+        String expected = System.getProperty("mesa.egress.tls.provider", "auto").equals("jdk") ? ", JDK TLS" : ", BoringSSL";
+        assertTrue(proxy.server().transport().contains(expected), proxy.server().transport());
     }
 
     private static String url(String path) {
