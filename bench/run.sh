@@ -32,10 +32,11 @@
 #     Per run: requests/s, p50/p99 latency, errors (socket errors, non-2xx), the proxy's CPU
 #     seconds (utime+stime from /proc/PID/stat around the measured run) per request, and its peak
 #     resident memory (VmHWM, reset through /proc/PID/clear_refs before the run).
+#     then the JMH micro-benchmarks (allow-list, address guard, injector), proxies stopped;
 #  5. writes bench/RESULTS.md (bench/load/report.py) and, with gnuplot, bench/results-*.png;
 #     raw tool output stays in $WORK/out (kept: the path is printed).
 #
-# Knobs (environment): WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="a b c d e f"
+# Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="a b c d e f"
 # BUILD=0|1 MESA_EGRESS_JAR=... MESA_EGRESS_JAVA_OPTS=... (passed to bin/mesa-egress).
 # Needs root for apt-get, for `ulimit -n` above the hard limit and for the loopback sysctl
 # (net.ipv4.tcp_tw_reuse); without root it uses what is installed and says what it skipped.
@@ -377,6 +378,20 @@ if want c; then
   [ -n "$SQUID_PID" ] && measure c-cold squid-bump "$SQUID_PID" hey -x "http://127.0.0.1:$SQUID_BUMP_PORT" "$L1" || true
   WARMUP=$saved_warmup
 fi
+# JIT warm-up of every proxy before the scenarios: they measure the steady state of a proxy that
+# has been serving for a while (c-cold above is the start). WARMUP s each of forward, tunnel and
+# (mesa-egress, Squid) intercepted traffic; Squid and tinyproxy get the same, though they need none.
+prewarm() {  # PORT [INTERCEPTING_PORT]
+  have wrk && { TARGET_URL="$H1" load wrk "$WARMUP" -s "$LUA" "$(via "$1")" > /dev/null 2>&1 || true; }
+  have hey && { load hey "$WARMUP" -x "http://127.0.0.1:$1" "$S1" > /dev/null 2>&1 || true; }
+  if [ -n "${2:-}" ] && have hey; then load hey "$WARMUP" -x "http://127.0.0.1:$2" "$L1" > /dev/null 2>&1 || true; fi
+}
+if [ "$WARMUP" -gt 0 ]; then
+  log "warm-up: every proxy, $WARMUP s per kind of traffic"
+  [ -n "$MESA_PID" ] && prewarm "$MESA_PORT" "$MESA_PORT"
+  [ -n "$SQUID_PID" ] && prewarm "$SQUID_PORT" "$SQUID_BUMP_PORT"
+  [ -n "$TINY_PID" ] && prewarm "$TINY_PORT"
+fi
 if want a; then
   measure a direct "" wrk "$H1"
   TARGET_URL="$H1" measure a mesa-egress "$MESA_PID" wrk -s "$LUA" "$(via $MESA_PORT)"
@@ -436,6 +451,22 @@ fi
   grep -E 'WARNING|SEVERE|Exception' "$WORK/mesa.err" | sed 's/[0-9:.-]*T[0-9:.]*Z//' | sort | uniq -c | sort -rn | head -5
   echo "mesa-egress resident memory at the end: $(awk '/^VmRSS/ {print $2, $3}' /proc/$MESA_PID/status)"
 } > "$WORK/proxy-notes.txt" 2>&1 || true
+
+# JMH micro-benchmarks (after the load, on a quiet machine; JMH=0 skips them): allow-list
+# decisions, address-guard classification, sentinel scanning and scrubbing. Short runs: compare
+# within a run. The proxies are stopped first so that nothing else competes for the CPUs.
+if [ "${JMH:-1}" != 0 ]; then
+  cleanup; PIDS=()
+  log "JMH: building bench/target/benchmarks.jar"
+  if (cd "$repo" && mvn -B -q -ntp -Pbench -pl bench -am -DskipTests package > "$WORK/jmh-build.log" 2>&1); then
+    log "JMH: PolicyBenchmark, AddressGuardBenchmark, InjectorBenchmark (about 3 minutes)"
+    timeout 600 java -jar "$here/target/benchmarks.jar" 'PolicyBenchmark|AddressGuardBenchmark|InjectorBenchmark' \
+      -f 1 -wi 1 -i 3 -w 1 -r 1 -rf json -rff "$WORK/jmh.json" > "$WORK/out/jmh.txt" 2>&1 \
+      || note "JMH run failed (see $WORK/out/jmh.txt)"
+  else
+    note "could not build the JMH benchmarks (see $WORK/jmh-build.log)"
+  fi
+fi
 
 # ---- 5. the report -------------------------------------------------------------------------
 elapsed=$(( $(date +%s) - started_at ))

@@ -3,7 +3,7 @@
 # the runtime's size, the time from process start to /readyz 200, and the proxy's resident
 # memory idle and after N plain-http requests through it to a loopback upstream.
 # Usage: sidecar-image/jlink/measure-runtime.sh [JAVA]   (default target/jlink-runtime/bin/java)
-#        JAVA_OPTS="-XX:+UseSerialGC -Xmx224m" ... to see it as in the pod (1 CPU, 320Mi limit)
+#        with the image's JVM options (bin/jvm.options); JAVA_OPTS="..." adds flags after them
 # Needs curl and python3; everything stays on 127.0.0.1; the request count is bounded (N=10000).
 set -eu
 cd "$(dirname "$0")/.."
@@ -47,7 +47,7 @@ YAML
 echo "runtime: $(du -sh "$(dirname "$(dirname "$java")")" | cut -f1) on disk ($(du -sb "$(dirname "$(dirname "$java")")" | cut -f1) bytes)"
 start=$(date +%s%N)
 # shellcheck disable=SC2086
-"$java" ${JAVA_OPTS:-} -jar target/mesa-egress.jar run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
+"$java" @bin/jvm.options -XX:TrimNativeHeapInterval=3000 ${JAVA_OPTS:-} -jar target/mesa-egress.jar run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
 until [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:19090/readyz)" = 200 ]; do sleep 0.01; done
 ready=$(date +%s%N)
 echo "startup to /readyz 200: $(( (ready - start) / 1000000 )) ms (CA created, trust files written)"
