@@ -39,6 +39,27 @@ public final class Injector {
 
     private final List<CredentialSpec> credentials;
     private final CredentialStore store;
+    /** Each credential's sentinel as searched for, by credential name: fixed by the config. */
+    private final Map<String, Needle> sentinelNeedles;
+    /**
+     * The secrets' needles of the last request, with the values they were made from: a request
+     * whose store values are the same objects reuses them instead of re-encoding every secret.
+     */
+    private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), Map.of());
+
+    private record SecretNeedles(Map<String, Secret> from, Map<CredentialSpec, Needle> needles) {
+        boolean madeFrom(Map<String, Secret> secrets) {
+            if (from.size() != secrets.size()) {
+                return false;
+            }
+            for (Map.Entry<String, Secret> e : secrets.entrySet()) {
+                if (from.get(e.getKey()) != e.getValue()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
 
     /**
      * @param credentials the configured credentials, in config order (the order refusals and
@@ -48,6 +69,13 @@ public final class Injector {
     public Injector(List<CredentialSpec> credentials, CredentialStore store) {
         this.credentials = List.copyOf(credentials);
         this.store = store;
+        Map<String, Needle> sentinels = new HashMap<>();
+        for (CredentialSpec c : this.credentials) {
+            if (c.sentinel() != null) {
+                sentinels.put(c.name(), Needle.of(c.sentinel()));
+            }
+        }
+        this.sentinelNeedles = Map.copyOf(sentinels);
     }
 
     /** Decides and rewrites one request; see the class comment for the order of the checks. */
@@ -61,13 +89,7 @@ public final class Injector {
         // A real key from the agent means it got hold of one: stop it wherever it was going,
         // its own host included. Places outside, secrets inside: the first label reported has
         // been checked against every secret already.
-        Map<CredentialSpec, Needle> secretNeedles = new LinkedHashMap<>();
-        for (CredentialSpec c : credentials) {
-            Secret secret = secrets.get(c.name());
-            if (secret != null) {
-                secretNeedles.put(c, Needle.of(secret.reveal()));
-            }
-        }
+        Map<CredentialSpec, Needle> secretNeedles = secretNeedles(secrets);
         for (Place place : places) {
             for (Map.Entry<CredentialSpec, Needle> e : secretNeedles.entrySet()) {
                 CredentialSpec c = e.getKey();
@@ -80,7 +102,8 @@ public final class Injector {
 
         Map<String, String> sentinelAt = new HashMap<>();
         for (CredentialSpec c : credentials) {
-            String where = c.sentinel() == null ? null : firstPlace(Needle.of(c.sentinel()), places);
+            Needle sentinel = sentinelNeedles.get(c.name());
+            String where = sentinel == null ? null : firstPlace(sentinel, places);
             if (where != null) {
                 sentinelAt.put(c.name(), where);
             }
@@ -206,6 +229,23 @@ public final class Injector {
         current = new Scrubbing(generation, java.util.Collections.unmodifiableMap(text), bytes);
         scrubbing = current;
         return current;
+    }
+
+    /** The needles of {@code secrets}, in config order; those of the last request when the values are the same. */
+    private Map<CredentialSpec, Needle> secretNeedles(Map<String, Secret> secrets) {
+        SecretNeedles last = lastSecretNeedles;
+        if (last.madeFrom(secrets)) {
+            return last.needles();
+        }
+        Map<CredentialSpec, Needle> needles = new LinkedHashMap<>();
+        for (CredentialSpec c : credentials) {
+            Secret secret = secrets.get(c.name());
+            if (secret != null) {
+                needles.put(c, Needle.of(secret.reveal()));
+            }
+        }
+        lastSecretNeedles = new SecretNeedles(Map.copyOf(secrets), needles);
+        return needles;
     }
 
     private Map<String, Secret> currentSecrets() {

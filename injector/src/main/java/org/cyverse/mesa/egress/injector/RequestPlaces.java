@@ -30,9 +30,9 @@ final class RequestPlaces {
     record Place(String label, String text, Form form) {}
 
     /** A value searched for: as text, and as the UTF-8 bytes that decoded places hold. */
-    record Needle(String text, String bytes) {
+    record Needle(String text, String bytes, String lower) {
         static Needle of(String value) {
-            return new Needle(value, PercentText.bytes(value));
+            return new Needle(value, PercentText.bytes(value), value.toLowerCase(Locale.ROOT));
         }
 
         boolean in(Place place) {
@@ -40,7 +40,7 @@ final class RequestPlaces {
                 case BYTES:
                     return place.text().contains(bytes);
                 case HOST:
-                    return place.text().contains(text.toLowerCase(Locale.ROOT));
+                    return place.text().contains(lower);
                 default:
                     return place.text().contains(text) || place.text().contains(bytes);
             }
