@@ -197,7 +197,7 @@ public final class Injector {
      * it to the agent.
      */
     public StreamReplacer responseScrubber() {
-        return new StreamReplacer(scrubbing().bytes());
+        return scrubbing().patterns().newReplacer();
     }
 
     /** A header value with every secret replaced as {@link #responseScrubber()} does. */
@@ -207,7 +207,7 @@ public final class Injector {
     }
 
     /** Secret to stand-in, for every value each credential has held; rebuilt only when the store has a new value. */
-    private record Scrubbing(long generation, Map<String, String> text, Map<byte[], byte[]> bytes) {}
+    private record Scrubbing(long generation, Map<String, String> text, StreamReplacer.Patterns patterns) {}
 
     private volatile Scrubbing scrubbing;
 
@@ -226,7 +226,7 @@ public final class Injector {
         }
         Map<byte[], byte[]> bytes = new LinkedHashMap<>();
         text.forEach((secret, standIn) -> bytes.put(secret.getBytes(StandardCharsets.UTF_8), standIn.getBytes(StandardCharsets.UTF_8)));
-        current = new Scrubbing(generation, java.util.Collections.unmodifiableMap(text), bytes);
+        current = new Scrubbing(generation, java.util.Collections.unmodifiableMap(text), StreamReplacer.compile(bytes));
         scrubbing = current;
         return current;
     }

@@ -32,7 +32,7 @@ public final class StreamReplacer {
     /** Bytes of each pattern matched at the end of the input so far. */
     private final int[] state;
     /** Whether a byte is the first byte of some pattern: the others can be passed over in bulk. */
-    private final boolean[] starts = new boolean[256];
+    private final boolean[] starts;
     /** The last {@code ring.length} input bytes (a power of two, at least the longest pattern), by absolute position. */
     private final byte[] ring;
     private final int mask;
@@ -45,37 +45,76 @@ public final class StreamReplacer {
 
     /** @param replacements pattern to replacement; patterns non-empty */
     public StreamReplacer(Map<byte[], byte[]> replacements) {
-        List<byte[]> p = new ArrayList<>();
-        List<byte[]> r = new ArrayList<>();
-        int longest = 0;
-        for (Map.Entry<byte[], byte[]> e : replacements.entrySet()) {
-            byte[] pattern = e.getKey();
-            if (pattern == null || pattern.length == 0) {
-                throw new IllegalArgumentException("a pattern must not be empty");
-            }
-            if (e.getValue() == null) {
-                throw new IllegalArgumentException("a replacement must not be null");
-            }
-            // Two equal patterns (two credentials sharing one value): one matcher is enough.
-            if (p.stream().noneMatch(q -> Arrays.equals(q, pattern))) {
-                p.add(pattern.clone());
-                r.add(e.getValue().clone());
-                longest = Math.max(longest, pattern.length);
-            }
-        }
-        this.patterns = p.toArray(new byte[0][]);
-        this.replacements = r.toArray(new byte[0][]);
-        this.fail = new int[patterns.length][];
-        for (int i = 0; i < patterns.length; i++) {
-            fail[i] = failure(patterns[i]);
-        }
-        for (byte[] pattern : patterns) {
-            starts[pattern[0] & 0xff] = true;
-        }
+        this(compile(replacements));
+    }
+
+    private StreamReplacer(Patterns compiled) {
+        this.patterns = compiled.patterns;
+        this.replacements = compiled.replacements;
+        this.fail = compiled.fail;
+        this.starts = compiled.starts;
         this.state = new int[patterns.length];
-        this.ring = new byte[Integer.highestOneBit(Math.max(1, longest) * 2 - 1)];
+        this.ring = new byte[Integer.highestOneBit(Math.max(1, compiled.longest) * 2 - 1)];
         this.mask = ring.length - 1;
         this.matchAt = new int[ring.length];
+    }
+
+    /** Prepares {@code replacements} (pattern to replacement; patterns non-empty) for many streams. */
+    public static Patterns compile(Map<byte[], byte[]> replacements) {
+        return new Patterns(replacements);
+    }
+
+    /**
+     * The patterns, their replacements and their matching tables, prepared once: a replacer per
+     * stream ({@link #newReplacer()}) then only allocates its own small state. Immutable.
+     */
+    public static final class Patterns {
+        private final byte[][] patterns;
+        private final byte[][] replacements;
+        private final int[][] fail;
+        private final boolean[] starts = new boolean[256];
+        private final int longest;
+
+        private Patterns(Map<byte[], byte[]> replacements) {
+            List<byte[]> p = new ArrayList<>();
+            List<byte[]> r = new ArrayList<>();
+            int max = 0;
+            for (Map.Entry<byte[], byte[]> e : replacements.entrySet()) {
+                byte[] pattern = e.getKey();
+                if (pattern == null || pattern.length == 0) {
+                    throw new IllegalArgumentException("a pattern must not be empty");
+                }
+                if (e.getValue() == null) {
+                    throw new IllegalArgumentException("a replacement must not be null");
+                }
+                // Two equal patterns (two credentials sharing one value): one matcher is enough.
+                if (p.stream().noneMatch(q -> Arrays.equals(q, pattern))) {
+                    p.add(pattern.clone());
+                    r.add(e.getValue().clone());
+                    max = Math.max(max, pattern.length);
+                }
+            }
+            this.patterns = p.toArray(new byte[0][]);
+            this.replacements = r.toArray(new byte[0][]);
+            this.fail = new int[patterns.length][];
+            for (int i = 0; i < patterns.length; i++) {
+                fail[i] = failure(patterns[i]);
+            }
+            for (byte[] pattern : patterns) {
+                starts[pattern[0] & 0xff] = true;
+            }
+            this.longest = max;
+        }
+
+        /** Whether there is nothing to replace. */
+        public boolean isEmpty() {
+            return patterns.length == 0;
+        }
+
+        /** A replacer for one stream. */
+        public StreamReplacer newReplacer() {
+            return new StreamReplacer(this);
+        }
     }
 
     /** Whether there is nothing to replace (the proxy can then pass bytes through untouched). */
@@ -91,7 +130,8 @@ public final class StreamReplacer {
         if (isEmpty()) {
             return Arrays.copyOfRange(chunk, off, off + len);
         }
-        Output out = new Output(len + ring.length);
+        // Sized for the usual case, no match: the input and what was held back, returned without a copy.
+        Output out = new Output(len + (int) (pos - cursor));
         int end = off + len;
         int i = off;
         while (i < end) {
