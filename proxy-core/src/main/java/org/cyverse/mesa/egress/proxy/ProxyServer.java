@@ -65,12 +65,12 @@ public final class ProxyServer implements AutoCloseable {
     private final OpenBaoSecretSource openBao;
     private final InterceptionCa ca;
     private final ProxyContext context;
+    private final Transport transport = Transport.configured();
+    private final String tlsProvider = TlsProvider.describe(TlsProvider.configured());
     /**
      * One group for accepting and serving: a listener's loop also serves connections, so an
      * accepted connection does not cross threads on a one-CPU pod.
      */
-    private final Transport transport = Transport.configured();
-    private final String tlsProvider = TlsProvider.describe(TlsProvider.configured());
     private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(Transport.eventLoops(), transport.ioHandlers());
     private Channel proxyChannel;
     private Channel adminChannel;

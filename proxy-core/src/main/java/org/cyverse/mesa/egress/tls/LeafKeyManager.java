@@ -3,17 +3,18 @@ package org.cyverse.mesa.egress.tls;
 import io.netty.handler.ssl.util.SimpleKeyManagerFactory;
 import java.net.Socket;
 import java.security.KeyStore;
-import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.ManagerFactoryParameters;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.ManagerFactoryParameters;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
- * Presents one leaf (its chain: leaf, then CA) and the shared leaf key to the JDK's TLS server.
+ * Presents one leaf (its chain: leaf, then CA) and the shared leaf key to the TLS server: the
+ * JDK's directly, BoringSSL through {@link #asFactory()}.
  *
  * <p>Why not {@code SslContextBuilder.forServer(key, chain)}: Netty then puts the key into a
  * PKCS#12 key store, which encrypts it with PBKDF2 only for the key manager factory to decrypt it
