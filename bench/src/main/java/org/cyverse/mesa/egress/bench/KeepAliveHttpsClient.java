@@ -23,18 +23,37 @@ import javax.net.ssl.SSLSocket;
  */
 public final class KeepAliveHttpsClient implements AutoCloseable {
 
-    private final SSLSocket socket;
+    private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
     private final byte[] request;
     private long lastBodyBytes;
 
-    private KeepAliveHttpsClient(SSLSocket socket, String authority, String path) throws IOException {
+    /** @param target the request target: a path (origin-form), or an absolute URI for a forward proxy */
+    private KeepAliveHttpsClient(Socket socket, String authority, String target) throws IOException {
         this.socket = socket;
         this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
         this.out = socket.getOutputStream();
-        this.request = ("GET " + path + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: mesa-egress-bench\r\n\r\n")
+        this.request = ("GET " + target + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: mesa-egress-bench\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Plain http through the forward proxy on 127.0.0.1:{@code proxyPort}: absolute-form GETs of
+     * {@code http://host:port/path} on one kept-alive connection.
+     */
+    public static KeepAliveHttpsClient openForward(int proxyPort, String host, int port, String path) throws IOException {
+        Socket plain = new Socket();
+        try {
+            plain.setTcpNoDelay(true);
+            plain.setSoTimeout(10_000);
+            plain.connect(new InetSocketAddress("127.0.0.1", proxyPort), 5_000);
+            String authority = host + ":" + port;
+            return new KeepAliveHttpsClient(plain, authority, "http://" + authority + path);
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
+        }
     }
 
     /**

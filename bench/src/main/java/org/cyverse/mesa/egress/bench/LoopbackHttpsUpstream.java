@@ -48,7 +48,7 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
     private volatile String lastWatched;
 
     /**
-     * @param tls the server's certificate and key
+     * @param tls the server's certificate and key, or {@code null} for plain http
      * @param body what every response carries
      * @param contentType its Content-Type
      * @param watchedHeader the request header whose last value {@link #lastWatched} returns
@@ -58,7 +58,8 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
         this.body = body.clone();
         this.contentType = contentType;
         this.watchedHeader = watchedHeader;
-        SslContext ssl = new JdkSslContext(tls, false, null, IdentityCipherSuiteFilter.INSTANCE, null,
+        // No TLS context: plain http (the forward-proxy mode).
+        SslContext ssl = tls == null ? null : new JdkSslContext(tls, false, null, IdentityCipherSuiteFilter.INSTANCE, null,
                 ClientAuth.NONE, null, false);
         server = new ServerBootstrap()
                 .group(group)
@@ -68,8 +69,10 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.incrementAndGet();
-                        ch.pipeline().addLast(ssl.newHandler(ch.alloc()), new HttpServerCodec(),
-                                new HttpObjectAggregator(64 * 1024), new Responder());
+                        if (ssl != null) {
+                            ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+                        }
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new Responder());
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();

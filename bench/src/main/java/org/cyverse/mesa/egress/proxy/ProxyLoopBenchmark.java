@@ -35,9 +35,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Requests per second of one client doing sequential keep-alive HTTPS GETs of a 1 KiB body, all
- * on loopback in this JVM, so that the cost of interception shows against the other two ways:
- * {@code direct} (client to upstream, no proxy: the ceiling), {@code tunnel} (through the real
+ * Requests per second of one client doing sequential keep-alive GETs of a 1 KiB body, all on
+ * loopback in this JVM, so that the cost of interception shows against the other ways:
+ * {@code direct} (HTTPS, client to upstream, no proxy: the ceiling), {@code forward} (plain http
+ * through the real proxy, absolute-form, to a plain upstream), {@code tunnel} (through the real
  * proxy as an opaque CONNECT: allowed, no credential, {@code tls.intercept: auto}) and
  * {@code intercept} (through the proxy, which terminates TLS with a leaf of its CA, injects a
  * credential header read from a file, re-encrypts to the upstream and scrubs the response). The
@@ -59,7 +60,7 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
     static final String SECRET = "sk-bench-REAL-0123456789abcdef";
     static final String HEADER = "x-api-key";
 
-    @Param({"direct", "tunnel", "intercept"})
+    @Param({"direct", "forward", "tunnel", "intercept"})
     public String mode;
 
     @Param({"application/json"})
@@ -74,11 +75,17 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("mesa-egress-bench-loop");
         TestPki pki = new TestPki("upstream");
-        upstream = new LoopbackHttpsUpstream(pki.serverContext("localhost", "127.0.0.1"), body(1024), contentType, HEADER);
+        // forward: plain http to a plain upstream, absolute-form through the proxy; the others: HTTPS.
+        upstream = new LoopbackHttpsUpstream(mode.equals("forward") ? null : pki.serverContext("localhost", "127.0.0.1"),
+                body(1024), contentType, HEADER);
         SSLContext upstreamTrust = TestPki.trusting(pki.ca());
         switch (mode) {
             case "direct":
                 client = KeepAliveHttpsClient.open(upstreamTrust, 0, "localhost", upstream.port(), "/data");
+                break;
+            case "forward":
+                proxy = startProxy(pki);
+                client = KeepAliveHttpsClient.openForward(proxy.proxyAddress().getPort(), "127.0.0.1", upstream.port(), "/data");
                 break;
             case "tunnel":
                 proxy = startProxy(pki);
