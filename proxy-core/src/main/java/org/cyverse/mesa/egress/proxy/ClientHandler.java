@@ -43,6 +43,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     private UpstreamLink idleUpstream;
     private boolean busy;
     private boolean headStarted;
+    /** A refusal that ends the connection has been written: input is only drained until the close. */
+    private boolean closing;
     private ScheduledFuture<?> timer;
 
     /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
@@ -115,12 +117,20 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            ctx.read();
+            return;
+        }
         inbox.add(msg);
         drain();
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (closing) {
+            return;
+        }
         if (evt == StrictRequestDecoder.HEAD_STARTED) {
             headStarted = true;
             if (!busy) {
@@ -264,11 +274,38 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         exchange.finish(proxy, false, refusal.reason(), refusal.status().code());
         Future<Void> written = ctx.writeAndFlush(RefusalResponses.render(refusal, profile(), close));
         if (close) {
-            written.addListener(f -> ctx.close());
+            written.addListener(f -> lingerAndClose());
         } else {
             awaitHead();
         }
     }
+
+    /**
+     * Closes after a refusal without losing it. Closing a socket that still has unread input (the
+     * rest of a refused body, a pipelined request) makes the kernel answer with a reset, and a
+     * reset can destroy the refusal before the client has read it: the agent would see "connection
+     * reset" instead of the reason and the hint. So the output is ended (plain connections: FIN
+     * after the answer), and what the client still sends is read and dropped until it closes, for
+     * at most {@value #LINGER_MILLIS} ms.
+     */
+    private void lingerAndClose() {
+        Channel channel = ctx.channel();
+        if (!channel.isActive()) {
+            return;
+        }
+        closing = true;
+        Object m;
+        while ((m = inbox.poll()) != null) {
+            ReferenceCountUtil.release(m);
+        }
+        if (intercepted == null && channel instanceof io.netty.channel.socket.SocketChannel) {
+            ((io.netty.channel.socket.SocketChannel) channel).shutdownOutput();
+        }
+        arm(LINGER_MILLIS, ctx::close);
+        ctx.read();
+    }
+
+    static final long LINGER_MILLIS = 2_000;
 
     /** A request with both Transfer-Encoding and Content-Length, or a coding other than chunked. */
     private static String framingProblem(HttpRequest request) {

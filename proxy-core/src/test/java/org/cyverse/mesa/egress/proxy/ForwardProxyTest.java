@@ -116,6 +116,31 @@ class ForwardProxyTest {
     }
 
     @Test
+    void aRefusedUploadIsAnsweredNotReset() throws Exception {
+        // The proxy refuses on the head while the client is still sending 4 MiB, as a simple
+        // client (Python's http.client, a shell script) sends it: the whole body, then it reads.
+        // The proxy must read and drop the rest until the client is done; closing with unread
+        // input would reset the connection, and the client would fail on its write ("broken
+        // pipe") without ever seeing the reason and the hint.
+        byte[] upload = new byte[4 * 1024 * 1024];
+        for (int round = 0; round < 3; round++) {
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", proxy.port())) {
+                socket.setSoTimeout(10_000);
+                var out = socket.getOutputStream();
+                out.write(("POST http://example.org/upload HTTP/1.1\r\nHost: example.org\r\nContent-Length: " + upload.length
+                        + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.write(upload);
+                out.flush();
+                String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                assertTrue(answer.startsWith("HTTP/1.1 403 "), answer);
+                assertTrue(answer.contains("X-Mesa-Egress-Reason: host_not_allowed") || answer.contains("x-mesa-egress-reason: host_not_allowed"),
+                        answer);
+                assertTrue(answer.contains("\"hint\""), answer);
+            }
+        }
+    }
+
+    @Test
     void refusedPortGets403PortNotAllowed() throws Exception {
         try (ServerSocket other = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             HttpResponse<String> response = proxy.client().send(
