@@ -33,6 +33,8 @@ import org.cyverse.mesa.egress.allowlist.Reason;
 final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = Logger.getLogger(ClientHandler.class.getName());
+    /** How long a connection closing after a refusal drains the client's input at most. */
+    static final long LINGER_MILLIS = 2_000;
 
     private final ProxyContext proxy;
     /** The CONNECT target when this connection is an intercepted tunnel, else {@code null}. */
@@ -101,10 +103,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     /** Releases what this handler holds: queued messages, timers, upstreams. */
     private void release() {
         cancelTimer();
-        Object m;
-        while ((m = inbox.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
+        releaseInbox();
         if (forward != null) {
             forward.clientGone();
             forward = null;
@@ -294,10 +293,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         closing = true;
-        Object m;
-        while ((m = inbox.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
+        releaseInbox();
         if (intercepted == null && channel instanceof io.netty.channel.socket.SocketChannel) {
             ((io.netty.channel.socket.SocketChannel) channel).shutdownOutput();
         }
@@ -305,7 +301,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         ctx.read();
     }
 
-    static final long LINGER_MILLIS = 2_000;
+    private void releaseInbox() {
+        Object m;
+        while ((m = inbox.poll()) != null) {
+            ReferenceCountUtil.release(m);
+        }
+    }
 
     /** A request with both Transfer-Encoding and Content-Length, or a coding other than chunked. */
     private static String framingProblem(HttpRequest request) {

@@ -14,10 +14,9 @@ import io.netty.util.NettyRuntime;
 import java.util.Locale;
 
 /**
- * The socket transport the proxy runs on: Linux epoll when Netty's native library loads (fewer
- * system calls and no selector bookkeeping per event: about a fifth less CPU per proxied
- * request, see bench/RESULTS.md), else the JDK's NIO. {@code -Dmesa.egress.transport=nio}
- * forces NIO.
+ * The socket transport the proxy runs on: Linux epoll when Netty's native library loads (no
+ * selector bookkeeping per event; edge-triggered readiness), else the JDK's NIO.
+ * {@code -Dmesa.egress.transport=nio} forces NIO.
  */
 record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends ServerSocketChannel> serverChannel,
         Class<? extends SocketChannel> clientChannel) {
