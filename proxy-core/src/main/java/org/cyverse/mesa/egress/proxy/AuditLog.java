@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**
  * Writes {@link AuditRecord}s as JSON lines to the audit sink on a thread of its own, so that a
@@ -63,11 +64,11 @@ public final class AuditLog implements AutoCloseable {
     }
 
     /** Opens {@code audit.sink}: {@code stdout} or a file appended to. */
-    public static AuditLog open(String sink) throws IOException {
-        if (sink == null || sink.equals("stdout")) {
-            return new AuditLog(new FileOutputStream(FileDescriptor.out), false);
+    public static AuditLog open(MesaConfig.Audit.Sink sink) throws IOException {
+        if (sink instanceof MesaConfig.Audit.AppendTo file) {
+            return new AuditLog(new FileOutputStream(file.file().toFile(), true), true);
         }
-        return new AuditLog(new FileOutputStream(sink, true), true);
+        return new AuditLog(new FileOutputStream(FileDescriptor.out), false);
     }
 
     /** Queues one record; waits while the queue is full. */

@@ -20,7 +20,6 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -30,16 +29,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.config.BrokerSettings;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialStore;
-import org.cyverse.mesa.egress.injector.EnvSecretSource;
-import org.cyverse.mesa.egress.injector.FileSecretSource;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSource;
-import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
+import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 import org.cyverse.mesa.egress.tls.TlsProvider;
@@ -60,9 +56,8 @@ public final class ProxyServer implements AutoCloseable {
     private final ExecutorService dnsExecutor;
     /** Credential fetches and leaf minting: may block, never on an event loop. */
     private final ScheduledExecutorService backgroundExecutor;
-    private final Map<String, SecretSource> secretSources;
-    /** broker.openbao's source, or null; closed (its leases revoked) on stop. */
-    private final OpenBaoSecretSource openBao;
+    /** The secret sources by scheme; closed (OpenBao's leases revoked) on stop. */
+    private final SecretSources secretSources;
     private final InterceptionCa ca;
     private final ProxyContext context;
     private final Transport transport = Transport.configured();
@@ -93,17 +88,10 @@ public final class ProxyServer implements AutoCloseable {
             throws IOException {
         this.ownAddresses = ownAddresses();
         this.audit = audit;
-        this.openBao = BrokerSettings.sourceFor(config, extraSources);
+        this.secretSources = SecretSources.create(config.broker() == null ? null : config.broker().settings(), extraSources,
+                System.getenv());
         this.dnsExecutor = Executors.newFixedThreadPool(4, daemon("mesa-egress-dns"));
         this.backgroundExecutor = Executors.newScheduledThreadPool(2, daemon("mesa-egress-background"));
-        Map<String, SecretSource> sources = new HashMap<>();
-        sources.put("file", new FileSecretSource());
-        sources.put("env", new EnvSecretSource(System.getenv()));
-        sources.putAll(extraSources);
-        if (openBao != null) {
-            sources.put("openbao", openBao);
-        }
-        this.secretSources = Map.copyOf(sources);
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
                     : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
@@ -111,9 +99,7 @@ public final class ProxyServer implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             dnsExecutor.shutdownNow();
             backgroundExecutor.shutdownNow();
-            if (openBao != null) {
-                openBao.close();
-            }
+            secretSources.close();
             throw e;
         }
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
@@ -137,7 +123,7 @@ public final class ProxyServer implements AutoCloseable {
         if (previous != null && previous.config().credentials().equals(config.credentials())) {
             store = previous.credentials();
         } else {
-            store = new CredentialStore(config.credentials(), secretSources, backgroundExecutor, metrics::credentialRefresh);
+            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), backgroundExecutor, metrics::credentialRefresh);
             store.start();
         }
         return new ProxyState(config, config.addressGuard(ownAddresses), store, new Injector(config.credentials(), store), upstreamTls);
@@ -303,9 +289,7 @@ public final class ProxyServer implements AutoCloseable {
         dnsExecutor.shutdownNow();
         backgroundExecutor.shutdownNow();
         state.get().credentials().close();
-        if (openBao != null) {
-            openBao.close(); // revokes the leases it holds, within its own time budget
-        }
+        secretSources.close(); // revokes the OpenBao leases it holds, within its own time budget
         audit.close();
     }
 

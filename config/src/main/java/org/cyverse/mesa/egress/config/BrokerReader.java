@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 
 /** Reads {@code broker.openbao}: where the proxy fetches secrets, and how it logs in there. */
 final class BrokerReader {
@@ -139,7 +140,7 @@ final class BrokerReader {
         if (auth.problems().size() != before) {
             return null;
         }
-        return new MesaConfig.Broker.Auth(method, mount == null ? method : mount, role, jwtFile, tokenFile, wrappedFile);
+        return new MesaConfig.Broker.Auth(AuthMethod.of(method), mount == null ? method : mount, role, jwtFile, tokenFile, wrappedFile);
     }
 
     private static String required(MapReader auth, String field, String method) {

@@ -5,11 +5,15 @@ import java.time.Duration;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Cidr;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.EgressClass;
 import org.cyverse.mesa.egress.allowlist.Policy;
 import org.cyverse.mesa.egress.allowlist.Profile;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
 
 /**
  * A loaded, validated, normalized config file (SPEC.md "Config file"), with command-line
@@ -52,12 +56,34 @@ public record MesaConfig(
 
     /** {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent. */
     public record Broker(String address, String namespace, Path caCert, Auth auth) {
-        /** {@code broker.openbao.auth:}. */
-        public record Auth(String method, String mount, String role, Path jwtFile, Path tokenFile, Path wrappedTokenFile) {}
+
+        /** The injector's settings for this broker, with the default timeouts (connect 5 s, read 10 s, KV values re-read within 5 min). */
+        public OpenBaoSettings settings() {
+            return new OpenBaoSettings(address, namespace, caCert, auth.method(), auth.mount(), auth.role(), auth.jwtFile(),
+                    auth.tokenFile(), auth.wrappedTokenFile(), OpenBaoSettings.Timeouts.defaults());
+        }
+
+        /** {@code broker.openbao.auth:}; {@code mount} defaults to the method's name. */
+        public record Auth(AuthMethod method, String mount, String role, Path jwtFile, Path tokenFile, Path wrappedTokenFile) {}
     }
 
-    /** {@code audit:}; {@code sink} is {@code "stdout"} or a file path. */
-    public record Audit(String sink) {}
+    /** {@code audit:}. */
+    public record Audit(Sink sink) {
+
+        /** {@code audit.sink}: {@code stdout}, or a file appended to. */
+        public sealed interface Sink permits Stdout, AppendTo {}
+
+        /** The process's standard output (the default). */
+        public record Stdout() implements Sink {}
+
+        /** A file, appended to (relative paths resolved against the config file's directory). */
+        public record AppendTo(Path file) implements Sink {}
+
+        /** The default: {@code sink: stdout}. */
+        public static Audit stdout() {
+            return new Audit(new Stdout());
+        }
+    }
 
     /** {@code limits:}. */
     public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout) {}
@@ -72,15 +98,11 @@ public record MesaConfig(
      * {@code tls.intercept: none}; always with {@code all}; with {@code auto} only when method or
      * path rules need the request, or a credential covers the destination.
      */
-    public boolean intercepts(org.cyverse.mesa.egress.allowlist.Decision tunnel, org.cyverse.mesa.egress.allowlist.Destination destination) {
-        switch (tls.intercept()) {
-            case NONE:
-                return false;
-            case ALL:
-                return true;
-            default:
-                return tunnel.outcome() == org.cyverse.mesa.egress.allowlist.Decision.Outcome.NEEDS_INSPECTION
-                        || credentials.stream().anyMatch(c -> c.covers(destination));
-        }
+    public boolean intercepts(Decision tunnel, Destination destination) {
+        return switch (tls.intercept()) {
+            case NONE -> false;
+            case ALL -> true;
+            case AUTO -> tunnel.outcome() == Decision.Outcome.NEEDS_INSPECTION || credentials.stream().anyMatch(c -> c.covers(destination));
+        };
     }
 }

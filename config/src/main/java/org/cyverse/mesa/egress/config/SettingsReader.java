@@ -85,18 +85,18 @@ final class SettingsReader {
         MapReader audit = root.section("audit", AUDIT_KEYS);
         String sink = audit.string("sink");
         if (sink == null || sink.equals("stdout")) {
-            return new MesaConfig.Audit("stdout");
+            return MesaConfig.Audit.stdout();
         }
         if (sink.isBlank()) {
             audit.problem("sink", "must be stdout or a file path");
-            return new MesaConfig.Audit("stdout");
+            return MesaConfig.Audit.stdout();
         }
         if (sink.toLowerCase(Locale.ROOT).equals("stdout")) {
             audit.problem("sink", "write stdout in lowercase; \"" + sink + "\" would be a file name");
-            return new MesaConfig.Audit("stdout");
+            return MesaConfig.Audit.stdout();
         }
         Path file = audit.path("sink", base);
-        return new MesaConfig.Audit(file == null ? "stdout" : file.toString());
+        return file == null ? MesaConfig.Audit.stdout() : new MesaConfig.Audit(new MesaConfig.Audit.AppendTo(file));
     }
 
     static MesaConfig.Limits limits(MapReader root) {

@@ -14,14 +14,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Decision.Outcome;
+import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Policy;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,9 +84,9 @@ class GoodConfigTest {
         assertFalse(anthropic.allowPlaintext());
 
         assertEquals(new MesaConfig.Broker("https://openbao.openbao.svc:8200", "", null,
-                new MesaConfig.Broker.Auth("kubernetes", "kubernetes", "vice-analysis",
+                new MesaConfig.Broker.Auth(AuthMethod.KUBERNETES, "kubernetes", "vice-analysis",
                         Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null)), config.broker());
-        assertEquals(new MesaConfig.Audit("stdout"), config.audit());
+        assertEquals(MesaConfig.Audit.stdout(), config.audit());
         assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60)), config.limits());
     }
 
@@ -118,7 +119,7 @@ class GoodConfigTest {
         assertEquals(new MesaConfig.Tls(caDir.resolve("ca.pem"), caDir.resolve("ca.key"), null, InterceptMode.AUTO), config.tls());
         assertEquals(List.of(), config.credentials());
         assertNull(config.broker());
-        assertEquals(new MesaConfig.Audit("stdout"), config.audit());
+        assertEquals(MesaConfig.Audit.stdout(), config.audit());
         assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60)), config.limits());
     }
 
@@ -176,7 +177,7 @@ class GoodConfigTest {
         assertEquals(dir.resolve("certs/ca.key"), config.tls().caKey());
         assertEquals(dir.getParent().resolve("trust/upstream.pem"), config.tls().upstreamCa());
         assertEquals(InterceptMode.ALL, config.tls().intercept());
-        assertEquals(dir.resolve("logs/audit.jsonl").toString(), config.audit().sink());
+        assertEquals(new MesaConfig.Audit.AppendTo(dir.resolve("logs/audit.jsonl")), config.audit().sink());
     }
 
     @Test
@@ -287,12 +288,12 @@ class GoodConfigTest {
         MesaConfig.Broker token = loadOk(write("t.yaml", head + "      method: token\n      token_file: /run/bao-token\n      mount: custom\n"), Overrides.NONE).broker();
         MesaConfig.Broker wrapped = loadOk(write("w.yaml", head + "      method: wrapped\n      wrapped_token_file: wrapped\n"), Overrides.NONE).broker();
 
-        assertEquals(new MesaConfig.Broker.Auth("kubernetes", "kubernetes", "agent",
+        assertEquals(new MesaConfig.Broker.Auth(AuthMethod.KUBERNETES, "kubernetes", "agent",
                 Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null), kubernetes.auth());
         assertEquals("", kubernetes.namespace());
-        assertEquals(new MesaConfig.Broker.Auth("jwt", "jwt", "agent", dir.resolve("kc.jwt"), null, null), jwt.auth());
-        assertEquals(new MesaConfig.Broker.Auth("token", "custom", null, null, Path.of("/run/bao-token"), null), token.auth());
-        assertEquals(new MesaConfig.Broker.Auth("wrapped", "wrapped", null, null, null, dir.resolve("wrapped")), wrapped.auth());
+        assertEquals(new MesaConfig.Broker.Auth(AuthMethod.JWT, "jwt", "agent", dir.resolve("kc.jwt"), null, null), jwt.auth());
+        assertEquals(new MesaConfig.Broker.Auth(AuthMethod.TOKEN, "custom", null, null, Path.of("/run/bao-token"), null), token.auth());
+        assertEquals(new MesaConfig.Broker.Auth(AuthMethod.WRAPPED, "wrapped", null, null, null, dir.resolve("wrapped")), wrapped.auth());
     }
 
     @Test

@@ -1,0 +1,58 @@
+package org.cyverse.mesa.egress.injector;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
+
+/**
+ * The secret sources of one proxy, by the scheme of {@link SecretRef}: {@code file:} and
+ * {@code env:} always, {@code openbao:} when a broker is configured, and any the caller supplies
+ * (a caller's source wins over a built-in one of the same scheme). {@link #close} revokes what the
+ * OpenBao source holds.
+ */
+public final class SecretSources implements AutoCloseable {
+
+    private final Map<String, SecretSource> bySchemes;
+    private final OpenBaoSecretSource openBao;
+
+    private SecretSources(Map<String, SecretSource> bySchemes, OpenBaoSecretSource openBao) {
+        this.bySchemes = Map.copyOf(bySchemes);
+        this.openBao = openBao;
+    }
+
+    /**
+     * @param openBao the broker's settings, or {@code null} when the config has none; no network
+     *     call is made here
+     * @param given sources beyond the built-in ones, by scheme (tests, embedders)
+     * @param environment what {@code env:} reads
+     * @throws IOException when the broker's CA certificate cannot be read
+     */
+    public static SecretSources create(OpenBaoSettings openBao, Map<String, SecretSource> given, Map<String, String> environment)
+            throws IOException {
+        Map<String, SecretSource> sources = new HashMap<>();
+        sources.put("file", new FileSecretSource());
+        sources.put("env", new EnvSecretSource(environment));
+        OpenBaoSecretSource broker = null;
+        if (openBao != null && !given.containsKey("openbao")) {
+            broker = OpenBaoSecretSource.create(openBao);
+            sources.put("openbao", broker);
+        }
+        sources.putAll(given);
+        return new SecretSources(sources, broker);
+    }
+
+    /** The sources by scheme. */
+    public Map<String, SecretSource> bySchemes() {
+        return bySchemes;
+    }
+
+    /** Revokes the leases the OpenBao source holds (within its own time budget); the others hold nothing. */
+    @Override
+    public void close() {
+        if (openBao != null) {
+            openBao.close();
+        }
+    }
+}
