@@ -36,7 +36,7 @@ import java.util.logging.Logger;
  * <p>A fetched value holding a control character is refused: put into a header, a line break
  * would let the secret's owner (or whoever wrote the file) split the request.
  */
-public final class CredentialStore implements AutoCloseable {
+public final class CredentialStore implements SecretValues, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(CredentialStore.class.getName());
     private static final Duration TICK = Duration.ofSeconds(1);
@@ -92,6 +92,7 @@ public final class CredentialStore implements AutoCloseable {
     }
 
     /** The valid current value, or empty when there is none (not fetched yet, failed, expired, revoked). */
+    @Override
     public Optional<Secret> current(String credential) {
         CredentialState state = states.get(credential);
         SecretLease lease = state == null ? null : state.lease.get();
@@ -107,12 +108,14 @@ public final class CredentialStore implements AutoCloseable {
      * Every value the credential has had (newest last, a few at most), valid or not: what must
      * never reach a client.
      */
+    @Override
     public List<Secret> held(String credential) {
         CredentialState state = states.get(credential);
         return state == null ? List.of() : state.held;
     }
 
     /** Changes whenever a credential gets a value it did not have before. */
+    @Override
     public long generation() {
         return generation.get();
     }

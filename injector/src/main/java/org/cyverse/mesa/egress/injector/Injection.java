@@ -12,10 +12,24 @@ import java.util.Map;
  * @param headers the headers to send (sentinels replaced, the credential's header set), when not refused
  * @param bodySubstitution when the request body must be rewritten (a credential opted in):
  *     sentinel bytes to secret bytes; empty otherwise
+ * @param applied when injected: every credential applied, in config order, with what it did
  * @param detail for the refusal's message and the log; never contains a secret value
  */
 public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
-        Map<String, Secret> bodySubstitution, String detail) {
+        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail) {
+
+    /**
+     * One credential put on a request.
+     *
+     * @param credential its name
+     * @param actions what it did, for a person ({@code "sentinel replaced in header authorization"},
+     *     {@code "header x-api-key set"}); never a value
+     */
+    public record Applied(String credential, List<String> actions) {
+        public Applied {
+            actions = List.copyOf(actions);
+        }
+    }
 
     /** The outcomes; each is counted as {@code mesa_egress_injections_total{outcome}}. */
     public enum Outcome {
@@ -47,6 +61,7 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
     public Injection {
         headers = headers == null ? null : List.copyOf(headers);
         bodySubstitution = bodySubstitution == null ? Map.of() : Map.copyOf(bodySubstitution);
+        applied = applied == null ? List.of() : List.copyOf(applied);
     }
 
     public boolean refused() {
@@ -59,6 +74,6 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
      */
     @Override
     public String toString() {
-        return "Injection[outcome=" + outcome + ", credential=" + credential + ", detail=" + detail + "]";
+        return "Injection[outcome=" + outcome + ", credential=" + credential + ", applied=" + applied + ", detail=" + detail + "]";
     }
 }

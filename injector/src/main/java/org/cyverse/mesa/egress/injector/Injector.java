@@ -35,10 +35,10 @@ import org.cyverse.mesa.egress.injector.RequestPlaces.Place;
  * the first in config order keeps it. Besides the places listed above, header names, the method
  * and the destination host are searched for real secrets too.
  */
-public final class Injector {
+public final class Injector implements CredentialStep {
 
     private final List<CredentialSpec> credentials;
-    private final CredentialStore store;
+    private final SecretValues store;
     /** Each credential's sentinel as searched for, by credential name: fixed by the config. */
     private final Map<String, Needle> sentinelNeedles;
     /**
@@ -66,7 +66,7 @@ public final class Injector {
      *     {@link Injection#credential()} follow)
      * @param store where the current values come from
      */
-    public Injector(List<CredentialSpec> credentials, CredentialStore store) {
+    public Injector(List<CredentialSpec> credentials, SecretValues store) {
         this.credentials = List.copyOf(credentials);
         this.store = store;
         Map<String, Needle> sentinels = new HashMap<>();
@@ -79,6 +79,7 @@ public final class Injector {
     }
 
     /** Decides and rewrites one request; see the class comment for the order of the checks. */
+    @Override
     public Injection apply(OutgoingRequest request) {
         // One read of the store per request: every check below sees the same values.
         Map<String, Secret> secrets = currentSecrets();
@@ -151,7 +152,7 @@ public final class Injector {
             }
         }
         if (applied.isEmpty()) {
-            return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(),
+            return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
                     "no credential applies");
         }
         return inject(request, applied, secrets, sentinelAt);
@@ -163,9 +164,11 @@ public final class Injector {
         String pathAndQuery = request.pathAndQuery();
         Map<String, Secret> body = new LinkedHashMap<>();
         List<String> setHeaders = new ArrayList<>();
+        List<Injection.Applied> done = new ArrayList<>();
         List<String> names = new ArrayList<>();
         for (CredentialSpec c : applied) {
             Secret secret = secrets.get(c.name());
+            List<String> actions = new ArrayList<>();
             names.add(c.name());
             if (sentinelAt.containsKey(c.name())) {
                 for (int i = 0; i < headers.size(); i++) {
@@ -173,16 +176,20 @@ public final class Injector {
                     headers.set(i, Map.entry(h.getKey(), HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal())));
                 }
                 pathAndQuery = HeaderRewrite.replaceInUri(pathAndQuery, c.sentinel(), secret.reveal());
+                actions.add("sentinel replaced (found in " + sentinelAt.get(c.name()) + ")");
             }
             if (c.header() != null && setHeaders.stream().noneMatch(c.header()::equalsIgnoreCase)) {
                 HeaderRewrite.set(headers, c.header(), c.format().replace("{secret}", secret.reveal()));
                 setHeaders.add(c.header());
+                actions.add("header " + c.header() + " set");
             }
             if (c.bodySubstitution() && c.sentinel() != null) {
                 body.put(c.sentinel(), secret);
+                actions.add("sentinel replaced in the body");
             }
+            done.add(new Injection.Applied(c.name(), actions));
         }
-        return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body,
+        return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body, done,
                 "injected " + String.join(", ", names));
     }
 
@@ -198,6 +205,12 @@ public final class Injector {
      */
     public StreamReplacer responseScrubber() {
         return scrubbing().patterns().newReplacer();
+    }
+
+    /** A header value with every secret replaced as {@link #responseScrubber()} does. */
+    @Override
+    public String scrub(String value) {
+        return scrubHeaderValue(value);
     }
 
     /** A header value with every secret replaced as {@link #responseScrubber()} does. */
@@ -267,6 +280,6 @@ public final class Injector {
     }
 
     private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail) {
-        return new Injection(outcome, c.name(), null, null, Map.of(), detail);
+        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail);
     }
 }

@@ -36,7 +36,8 @@ class SecretTest {
         OutgoingRequest request = new OutgoingRequest(true, Destination.parse("api.example.com", 443), "GET",
                 "/v1?key=" + VALUE, List.of(Map.entry("x-api-key", VALUE)));
         Injection injection = new Injection(Injection.Outcome.INJECTED, "c", "/v1?key=" + VALUE,
-                List.of(Map.entry("x-api-key", VALUE)), Map.of("s", Secret.of(VALUE)), "injected c");
+                List.of(Map.entry("x-api-key", VALUE)), Map.of("s", Secret.of(VALUE)),
+                List.of(new Injection.Applied("c", List.of("header x-api-key set"))), "injected c");
 
         Leaks.assertClean(request.toString(), VALUE);
         Leaks.assertClean(injection.toString(), VALUE);

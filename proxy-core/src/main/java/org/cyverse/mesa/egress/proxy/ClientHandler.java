@@ -1,53 +1,68 @@
 package org.cyverse.mesa.egress.proxy;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLException;
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
+import org.cyverse.mesa.egress.admission.RequestFacts;
+import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * One client connection while it speaks HTTP: takes each request head, decides it (SPEC.md
- * steps 1-4), and either answers a refusal, hands the exchange to a {@link ForwardExchange}, or
- * turns the connection into a tunnel ({@link TunnelSetup}).
+ * One client connection while it speaks HTTP: takes each request head in turn, has the
+ * {@link org.cyverse.mesa.egress.admission.Admission} decide it, and answers the refusal, hands
+ * the request to a {@link ForwardExchange}, or turns the connection into a tunnel
+ * ({@link TunnelSetup}). Framing was judged by the decoder; the clocks are {@link ClientTimers}'.
  *
  * <p>Auto-read is off: the next chunk is read only when the previous one has been handled
  * (written upstream, for a body). Requests are handled one at a time; messages the decoder
  * produced from one read wait in a small inbox (bounded by one read).
  */
-final class ClientHandler extends ChannelInboundHandlerAdapter {
+final class ClientHandler extends ChannelInboundHandlerAdapter implements ExchangeOwner {
 
     private static final Logger LOG = Logger.getLogger(ClientHandler.class.getName());
-    /** How long a connection closing after a refusal drains the client's input at most. */
-    static final long LINGER_MILLIS = 2_000;
+
+    private enum State {
+        /** Waiting for the next request head. */
+        READY,
+        /** A request is being forwarded: body chunks go to it. */
+        FORWARDING,
+        /** A CONNECT is being set up: this handler will be replaced. */
+        TUNNELING,
+        /** A refusal that ends the connection was written. */
+        CLOSING
+    }
 
     private final ProxyContext proxy;
     /** The CONNECT target when this connection is an intercepted tunnel, else {@code null}. */
     private final Destination intercepted;
     private final ArrayDeque<Object> inbox = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
+    private ClientTimers timers;
+    private State state = State.READY;
     private ForwardExchange forward;
     private UpstreamLink idleUpstream;
-    private boolean busy;
-    private boolean headStarted;
-    /** A refusal that ends the connection has been written: input is only drained until the close. */
-    private boolean closing;
-    private ScheduledFuture<?> timer;
 
     /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
     ClientHandler(ProxyContext proxy) {
@@ -67,11 +82,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.timers = (ClientTimers) ctx.pipeline().get(PipelineNames.TIMERS);
         if (intercepted != null && ctx.channel().isActive()) {
-            // Added to a live intercepted tunnel: there will be no channelActive.
-            busy = false;
-            arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
-            ctx.read();
+            ctx.read(); // added to a live intercepted tunnel: there will be no channelActive
         }
     }
 
@@ -79,13 +92,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         if (ConnectionGate.overLimit(ctx.channel())) {
             int max = proxy.state().config().limits().maxConnections();
-            refuse(newExchange(), Refusals.of(Reason.OVERLOADED, null, profile(), "limit " + max), true);
+            answer(newExchange(null), Refusals.of(Reason.OVERLOADED, null, proxy.state().profile(), "limit " + max), true);
             return;
         }
-        busy = false;
-        // A new connection must start its first request within the header timeout: a client
-        // that connects and says nothing (slowloris) does not hold a slot for the idle timeout.
-        arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
         ctx.read();
     }
 
@@ -100,9 +109,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         release();
     }
 
-    /** Releases what this handler holds: queued messages, timers, upstreams. */
+    /** Releases what this handler holds: queued messages, the exchange, the idle upstream. */
     private void release() {
-        cancelTimer();
         releaseInbox();
         if (forward != null) {
             forward.clientGone();
@@ -116,9 +124,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closing) {
+        if (state == State.CLOSING) {
             ReferenceCountUtil.release(msg);
-            ctx.read();
             return;
         }
         inbox.add(msg);
@@ -126,28 +133,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (closing) {
-            return;
-        }
-        if (evt == StrictRequestDecoder.HEAD_STARTED) {
-            headStarted = true;
-            if (!busy) {
-                arm(proxy.state().config().limits().headerTimeout().toMillis(), this::headerTimedOut);
-            }
-        } else if (evt == ProxyContext.DRAIN) {
-            if (forward == null && !busy && !headStarted) {
-                ctx.close();
-            }
-        } else {
-            ctx.fireUserEventTriggered(evt);
-        }
-    }
-
-    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (intercepted != null && cause instanceof io.netty.handler.codec.DecoderException
-                && cause.getCause() instanceof javax.net.ssl.SSLException) {
+        if (intercepted != null && cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
             LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
                     + "); does the agent trust the interception CA (/ca.pem)?");
         } else {
@@ -156,22 +143,22 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Handles queued messages while the current state allows, then asks for more input. */
-    void drain() {
+    /** Handles queued messages while the state allows, then asks for more input. */
+    private void drain() {
         while (!inbox.isEmpty()) {
-            if (forward != null) {
+            if (state == State.FORWARDING) {
                 if (!forward.wantsBody()) {
                     return;
                 }
                 forward.body((HttpContent) inbox.poll());
-                continue;
-            }
-            if (busy) {
+            } else if (state == State.READY) {
+                onHead(inbox.poll());
+            } else {
                 return;
             }
-            onHead(inbox.poll());
         }
-        if (ctx.channel().isActive() && (forward != null ? forward.wantsBody() : !busy)) {
+        boolean wantsMore = state == State.FORWARDING ? forward.wantsBody() : state == State.READY;
+        if (wantsMore && ctx.channel().isActive()) {
             ctx.read();
         }
     }
@@ -181,124 +168,102 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg); // the end of a request that was already answered
             return;
         }
-        cancelTimer();
-        headStarted = false;
-        Exchange exchange = newExchange();
-        if (msg instanceof RejectedHead) {
-            RejectedHead rejected = (RejectedHead) msg;
-            Refusal refusal = rejected.reason() == Reason.HEADERS_TOO_LARGE
-                    ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile(), null)
-                    : Refusals.badRequest("malformed request: " + rejected.problem(),
-                            "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)");
-            refuse(exchange, refusal, true);
+        timers.busy();
+        if (msg instanceof RejectedHead rejected) {
+            answer(newExchange(rejected.method()), rejected.refusal(proxy.state().profile()), true);
             return;
         }
         HttpRequest request = (HttpRequest) msg;
-        exchange.method = request.method().name();
-        if (request.decoderResult().isFailure()) {
-            Throwable cause = request.decoderResult().cause();
-            Refusal refusal = cause instanceof TooLongFrameException
-                    ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile(), null)
-                    : Refusals.badRequest("malformed request: " + cause.getMessage(),
-                            "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both");
-            ReferenceCountUtil.release(request);
-            refuse(exchange, refusal, true);
-            return;
-        }
-        String framingProblem = framingProblem(request);
-        if (framingProblem != null) {
-            refuse(exchange, Refusals.badRequest("ambiguous request framing: " + framingProblem,
-                    "send one unambiguous Content-Length or Transfer-Encoding: chunked"), true);
-            return;
-        }
+        Exchange exchange = newExchange(request.method().name());
+        ProxyState snapshot = proxy.state();
         if (HttpMethod.CONNECT.equals(request.method())) {
-            busy = true;
-            new TunnelSetup(proxy, ctx, exchange, this).start(request.uri());
+            Verdict verdict = snapshot.admission().decide(RequestFacts.connect(request.uri()));
+            exchange.decided(verdict);
+            if (!verdict.allowed()) {
+                answer(exchange, verdict.refusal(), true);
+                return;
+            }
+            state = State.TUNNELING;
+            new TunnelSetup(proxy, ctx, exchange, this, (destination, upstream) -> new ClientHandler(proxy, destination, upstream))
+                    .start(verdict, snapshot);
             return;
         }
-        onForward(request, exchange);
+        onRequest(request, exchange, snapshot);
     }
 
-    private void onForward(HttpRequest request, Exchange exchange) {
-        ProxyState state = proxy.state();
-        RequestAdmission admission = new RequestAdmission(state, proxy.metrics, intercepted);
-        RequestAdmission.Result result = admission.admit(request, exchange);
-        if (result instanceof RequestAdmission.Refused) {
-            RequestAdmission.Refused refused = (RequestAdmission.Refused) result;
-            refuse(exchange, refused.refusal(), refused.close());
+    private void onRequest(HttpRequest request, Exchange exchange, ProxyState snapshot) {
+        HttpHeaders headers = request.headers().copy();
+        HopByHop.strip(headers);
+        List<Map.Entry<String, String>> entries = headers.entries();
+        String method = request.method().name();
+        RequestFacts facts = intercepted == null ? RequestFacts.proxyRequest(method, request.uri(), entries)
+                : RequestFacts.insideTunnel(intercepted, method, request.uri(), entries);
+        Verdict verdict = snapshot.admission().decide(facts);
+        exchange.decided(verdict);
+        if (verdict.injection() != null) {
+            proxy.metrics.injection(verdict.credential() == null ? "" : verdict.credential(), verdict.injection().label());
+        }
+        if (!verdict.allowed()) {
+            answer(exchange, verdict.refusal(), verdict.unreadable() || closeAfterRefusal(request));
             return;
         }
-        RequestAdmission.Admitted admitted = (RequestAdmission.Admitted) result;
+        Verdict.Outgoing out = verdict.outgoing();
+        HttpRequest outgoing = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), out.pathAndQuery(),
+                DefaultHttpHeadersFactory.headersFactory().newHeaders());
+        for (Map.Entry<String, String> header : out.headers()) {
+            outgoing.headers().add(header.getKey(), header.getValue());
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
         UpstreamLink reuse = null;
-        if (idleUpstream != null && idleUpstream.reusableFor(admitted.destination())) {
+        if (idleUpstream != null && idleUpstream.reusableFor(verdict.destination())) {
             reuse = idleUpstream;
         } else if (idleUpstream != null) {
             idleUpstream.close();
         }
         idleUpstream = null;
-        forward = new ForwardExchange(proxy, this, ctx, state, exchange, admitted.destination(), request, admitted.outgoing(),
-                intercepted != null, admitted.bodySubstitution(), keepAlive);
+        state = State.FORWARDING;
+        forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request, outgoing,
+                intercepted != null, out.bodySubstitution(), keepAlive);
         forward.start(reuse);
     }
 
-    /** Called by {@link ForwardExchange} when its exchange is over. */
-    void forwardDone(UpstreamLink keep, boolean closeClient) {
+    @Override
+    public void bodyWanted() {
+        drain();
+    }
+
+    @Override
+    public void completed(UpstreamLink keep, boolean closeClient) {
         forward = null;
         idleUpstream = keep;
         if (closeClient || proxy.draining) {
-            ctx.channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            state = State.CLOSING;
+            ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        awaitHead();
+        state = State.READY;
+        timers.idle();
         drain();
     }
 
-    /** Called by {@link ForwardExchange} when the upstream failed before answering. */
-    void forwardFailed(Exchange exchange, Refusal refusal, boolean close) {
+    @Override
+    public void refuse(Exchange exchange, Refusal refusal, boolean close) {
         forward = null;
-        refuse(exchange, refusal, close);
+        answer(exchange, refusal, close);
         drain();
     }
 
-    /** Answers a refusal; with {@code close} the connection closes after it. */
-    void refuse(Exchange exchange, Refusal refusal, boolean close) {
-        busy = close;
-        if (exchange.host == null) {
-            exchange.host = refusal.host();
-        }
-        if (refusal.rule() != null) {
-            exchange.rule = refusal.rule();
-        }
-        exchange.finish(proxy, false, refusal.reason(), refusal.status().code());
-        Future<Void> written = ctx.writeAndFlush(RefusalResponses.render(refusal, profile(), close));
+    /** Answers a refusal; with {@code close} the connection lingers and closes after it. */
+    private void answer(Exchange exchange, Refusal refusal, boolean close) {
         if (close) {
-            written.addListener(f -> lingerAndClose());
+            state = State.CLOSING;
+            releaseInbox();
+            RefusalResponses.answer(ctx, proxy, exchange, refusal, true).addListener(f -> timers.linger());
         } else {
-            awaitHead();
+            state = State.READY;
+            RefusalResponses.answer(ctx, proxy, exchange, refusal, false);
+            timers.idle();
         }
-    }
-
-    /**
-     * Closes after a refusal without losing it. Closing a socket that still has unread input (the
-     * rest of a refused body, a pipelined request) makes the kernel answer with a reset, and a
-     * reset can destroy the refusal before the client has read it: the agent would see "connection
-     * reset" instead of the reason and the hint. So the output is ended (plain connections: FIN
-     * after the answer), and what the client still sends is read and dropped until it closes, for
-     * at most {@value #LINGER_MILLIS} ms.
-     */
-    private void lingerAndClose() {
-        Channel channel = ctx.channel();
-        if (!channel.isActive()) {
-            return;
-        }
-        closing = true;
-        releaseInbox();
-        if (intercepted == null && channel instanceof io.netty.channel.socket.SocketChannel) {
-            ((io.netty.channel.socket.SocketChannel) channel).shutdownOutput();
-        }
-        arm(LINGER_MILLIS, ctx::close);
-        ctx.read();
     }
 
     private void releaseInbox() {
@@ -308,66 +273,18 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** A request with both Transfer-Encoding and Content-Length, or a coding other than chunked. */
-    private static String framingProblem(HttpRequest request) {
-        var headers = request.headers();
-        if (!headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-            return null;
-        }
-        if (headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
-            return "both Transfer-Encoding and Content-Length";
-        }
-        var codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
-        if (codings.size() != 1 || !codings.get(0).trim().equalsIgnoreCase("chunked")) {
-            return "Transfer-Encoding other than a single \"chunked\"";
-        }
-        return null;
+    /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
+    private static boolean closeAfterRefusal(HttpRequest request) {
+        return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
+                || !HttpUtil.isKeepAlive(request);
     }
 
-    private void awaitHead() {
-        busy = false;
-        headStarted = false;
-        arm(proxy.state().config().limits().idleTimeout().toMillis(), () -> {
-            if (!busy && !headStarted && forward == null) {
-                ctx.close();
-            }
-        });
-    }
-
-    private void headerTimedOut() {
-        if (busy || forward != null || !ctx.channel().isActive()) {
-            return;
-        }
-        if (headStarted) {
-            refuse(newExchange(), Refusals.of(Reason.HEADER_TIMEOUT, null, profile(), null), true);
-        } else {
-            ctx.close(); // nothing was said: nothing to answer
-        }
-    }
-
-    private void arm(long millis, Runnable task) {
-        cancelTimer();
-        timer = ctx.executor().schedule(task, millis, TimeUnit.MILLISECONDS);
-    }
-
-    private void cancelTimer() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
-    }
-
-    private Exchange newExchange() {
-        return new Exchange(profile(), clientAddress(ctx.channel()));
-    }
-
-    private String profile() {
-        return proxy.state().profile();
+    private Exchange newExchange(String method) {
+        return new Exchange(proxy.state().profile(), clientAddress(ctx.channel()), method);
     }
 
     static String clientAddress(Channel channel) {
-        if (channel.remoteAddress() instanceof InetSocketAddress) {
-            InetSocketAddress a = (InetSocketAddress) channel.remoteAddress();
+        if (channel.remoteAddress() instanceof InetSocketAddress a) {
             return a.getAddress().getHostAddress() + ":" + a.getPort();
         }
         return String.valueOf(channel.remoteAddress());

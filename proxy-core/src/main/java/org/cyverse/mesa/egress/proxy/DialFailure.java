@@ -1,5 +1,9 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
+import org.cyverse.mesa.egress.allowlist.Reason;
+
 /** Why an upstream could not be reached, as the refusal the client gets. */
 final class DialFailure extends Exception {
 
@@ -17,6 +21,6 @@ final class DialFailure extends Exception {
     /** The refusal for a failed dial: the dialer's own, or upstream_unreachable for anything unexpected. */
     static Refusal refusalOf(Throwable cause, String host, String profile) {
         return cause instanceof DialFailure ? ((DialFailure) cause).refusal()
-                : Refusals.of(org.cyverse.mesa.egress.allowlist.Reason.UPSTREAM_UNREACHABLE, host, profile, String.valueOf(cause));
+                : Refusals.of(Reason.UPSTREAM_UNREACHABLE, host, profile, String.valueOf(cause));
     }
 }

@@ -1,11 +1,14 @@
 package org.cyverse.mesa.egress.proxy;
 
 import java.time.Instant;
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * What the audit log and the metrics learn about one request or tunnel while it runs. Mutable,
- * confined to the client channel's event loop; {@link #finish} emits it once.
+ * One request or tunnel while it runs: its {@link Verdict} (what was decided, and what the audit
+ * record says of it), the bytes relayed, and the one audit line, counter and duration it ends
+ * with. Confined to the client channel's event loop.
  */
 final class Exchange {
 
@@ -13,36 +16,57 @@ final class Exchange {
     private final Instant start = Instant.now();
     private final String profile;
     private final String client;
+    private final String method;
+    private Verdict verdict;
+    private Verdict.Mode mode = Verdict.Mode.FORWARD;
     private boolean finished;
-
-    String mode = "forward";
-    String method;
-    String scheme;
-    String host;
-    Integer port;
-    String path;
-    String rule;
-    String credential;
     long bytesUp;
     long bytesDown;
 
-    Exchange(String profile, String client) {
+    /** @param method the request's method, or {@code null} when no request head was parsed */
+    Exchange(String profile, String client, String method) {
         this.profile = profile;
         this.client = client;
+        this.method = method;
     }
 
-    /** Records the outcome once: an audit line, the request counter, the duration, the bytes. */
-    void finish(ProxyContext proxy, boolean allowed, Reason reason, int status) {
+    /** What the admission decided: the audit record's facts from now on. */
+    void decided(Verdict decided) {
+        verdict = decided;
+        mode = decided.mode();
+    }
+
+    Verdict verdict() {
+        return verdict;
+    }
+
+    /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
+    void finishAllowed(ProxyContext proxy, int status) {
+        finish(proxy, Reason.ALLOWED, status, null, null);
+    }
+
+    /** Records a refusal: an answer given, or a tunnel closed for it. */
+    void finishRefused(ProxyContext proxy, Refusal refusal) {
+        finish(proxy, refusal.reason(), refusal.status(), refusal.host(), refusal.rule());
+    }
+
+    private void finish(ProxyContext proxy, Reason reason, int status, String refusedHost, String refusedRule) {
         if (finished) {
             return;
         }
         finished = true;
         long nanos = System.nanoTime() - startNanos;
-        proxy.metrics.request(allowed, reason, mode, nanos / 1e9);
+        boolean allowed = reason == Reason.ALLOWED;
+        proxy.metrics.request(allowed, reason, mode.label(), nanos / 1e9);
         proxy.metrics.bytesUp(bytesUp);
         proxy.metrics.bytesDown(bytesDown);
-        proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode, method, scheme, host, port, path,
-                allowed ? "allow" : "deny", reason.code(), rule, credential, status, bytesUp, bytesDown, nanos / 1_000_000));
+        Verdict v = verdict;
+        String host = v != null && v.host() != null ? v.host() : refusedHost;
+        String rule = refusedRule != null ? refusedRule : v == null ? null : v.rule();
+        proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(), v != null ? v.method() : method,
+                v == null ? null : v.scheme(), host, v == null ? null : v.port(), v == null ? null : v.path(),
+                allowed ? "allow" : "deny", reason.code(), rule, v == null ? null : v.credential(), status, bytesUp, bytesDown,
+                nanos / 1_000_000));
     }
 
     boolean finished() {

@@ -7,16 +7,16 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.util.Map;
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.HostKind;
 import org.cyverse.mesa.egress.allowlist.Reason;
@@ -24,15 +24,34 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
 
 /**
- * One allowed plain-http request relayed to its upstream and its response relayed back, both
- * streamed with backpressure: each body chunk is read from one side only after the previous
- * chunk was written to the other. Confined to the client channel's event loop (the upstream
- * channel is registered on the same loop).
+ * One admitted request relayed to its upstream and its response relayed back, both streamed with
+ * backpressure: each body chunk is read from one side only after the previous chunk was written
+ * to the other. Two small state machines, one per direction, and a phase for the whole; it tells
+ * its {@link ExchangeOwner} when it wants the next body chunk, when it is over, and when it failed
+ * before answering. Confined to the client channel's event loop (the upstream channel is
+ * registered on the same loop).
  */
-final class ForwardExchange {
+final class ForwardExchange implements UpstreamListener {
+
+    private enum Phase { CONNECTING, ACTIVE, DONE }
+
+    /** The request body's way upstream. */
+    private enum Upload {
+        /** The next chunk may be taken. */
+        READY,
+        /** A chunk is being written. */
+        WRITING,
+        /** The last chunk is being written. */
+        WRITING_LAST,
+        /** The whole request is upstream. */
+        SENT
+    }
+
+    /** The response's way back. */
+    private enum Download { AWAITING, INTERIM, STREAMING, COMPLETE }
 
     private final ProxyContext proxy;
-    private final ClientHandler client;
+    private final ExchangeOwner owner;
     private final ChannelHandlerContext ctx;
     private final ProxyState state;
     private final Exchange exchange;
@@ -41,19 +60,14 @@ final class ForwardExchange {
     private final HttpRequest outgoing;
     private final boolean tls;
     private final boolean requestHasBody;
+    private final boolean clientKeepAlive;
     private final StreamReplacer requestReplacer;
-    private StreamReplacer responseReplacer;
-    private boolean closeClient;
 
+    private Phase phase = Phase.CONNECTING;
+    private Upload upload = Upload.READY;
+    private Download download = Download.AWAITING;
     private UpstreamLink link;
-    private boolean writeInFlight;
-    private boolean requestDone;
-    private boolean interim;
-    private boolean responseStarted;
-    private boolean responseDone;
-    private boolean lastInFlight;
-    private boolean upstreamReusable;
-    private boolean done;
+    private ResponseFraming framing;
     private int status;
 
     /**
@@ -62,11 +76,11 @@ final class ForwardExchange {
      * @param tls whether the upstream is reached over TLS (an intercepted CONNECT)
      * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
      */
-    ForwardExchange(ProxyContext proxy, ClientHandler client, ChannelHandlerContext ctx, ProxyState state, Exchange exchange,
+    ForwardExchange(ProxyContext proxy, ExchangeOwner owner, ChannelHandlerContext ctx, ProxyState state, Exchange exchange,
             Destination destination, HttpRequest request, HttpRequest outgoing, boolean tls, Map<String, Secret> bodySubstitution,
             boolean clientKeepAlive) {
         this.proxy = proxy;
-        this.client = client;
+        this.owner = owner;
         this.ctx = ctx;
         this.state = state;
         this.exchange = exchange;
@@ -76,7 +90,7 @@ final class ForwardExchange {
         this.tls = tls;
         this.requestHasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
         this.requestReplacer = requestHasBody && !bodySubstitution.isEmpty() ? BodyRewriting.sentinelsToSecrets(bodySubstitution) : null;
-        this.closeClient = !clientKeepAlive;
+        this.clientKeepAlive = clientKeepAlive;
     }
 
     /** Sends the request head on {@code reuse}, or on a new connection dialed now. */
@@ -86,9 +100,9 @@ final class ForwardExchange {
             return;
         }
         UpstreamHandler handler = new UpstreamHandler();
-        ChannelInitializer<Channel> init = UpstreamPipeline.forward(state, destination, tls, handler);
+        ChannelInitializer<Channel> init = Pipelines.upstream(state, destination, tls, handler);
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
-            if (done) {
+            if (phase == Phase.DONE) {
                 if (f.isSuccess()) {
                     f.getNow().close();
                 }
@@ -104,6 +118,7 @@ final class ForwardExchange {
 
     private void attach(UpstreamLink upstream) {
         link = upstream;
+        phase = Phase.ACTIVE;
         link.handler.listener = this;
         // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
         outgoing.headers().set(HttpHeaderNames.HOST, hostHeader());
@@ -120,7 +135,7 @@ final class ForwardExchange {
             }
         });
         link.channel.read(); // an interim 100 Continue or an early answer may come before the body is sent
-        client.drain();
+        owner.bodyWanted();
         link.channel.flush();
     }
 
@@ -131,7 +146,7 @@ final class ForwardExchange {
 
     /** Whether the next request body chunk can be taken now. */
     boolean wantsBody() {
-        return link != null && !requestDone && !writeInFlight && !done;
+        return phase == Phase.ACTIVE && upload == Upload.READY;
     }
 
     void body(HttpContent content) {
@@ -140,52 +155,50 @@ final class ForwardExchange {
         if (requestReplacer != null) {
             content = BodyRewriting.rewrite(content, requestReplacer);
         }
-        writeInFlight = true;
-        lastInFlight = last;
+        upload = last ? Upload.WRITING_LAST : Upload.WRITING;
         link.channel.writeAndFlush(content).addListener(f -> {
-            writeInFlight = false;
-            if (done) {
+            if (phase == Phase.DONE) {
                 return;
             }
             if (!f.isSuccess()) {
-                lastInFlight = false;
+                upload = Upload.READY;
                 upstreamClosed();
                 return;
             }
+            upload = last ? Upload.SENT : Upload.READY;
             if (last) {
-                requestDone = true;
-                lastInFlight = false;
                 maybeFinish();
             }
-            client.drain();
+            owner.bodyWanted();
         });
     }
 
-    void onResponse(HttpObject msg) {
-        if (done) {
+    @Override
+    public void onResponse(HttpObject msg) {
+        if (phase == Phase.DONE) {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (msg instanceof HttpResponse) {
-            HttpResponse response = (HttpResponse) msg;
+        if (msg instanceof HttpResponse response) {
             int code = response.status().code();
             if (response.decoderResult().isFailure() || code == 101) {
                 ReferenceCountUtil.release(msg);
                 upstreamBroken(code == 101 ? "the upstream switched protocols" : "the upstream sent a malformed response");
                 return;
             }
-            interim = code < 200;
-            if (!interim) {
-                responseStarted = true;
-                status = code;
-                prepareResponseHead(response);
-            } else {
+            if (code < 200) {
+                download = Download.INTERIM;
                 HopByHop.strip(response.headers());
+            } else {
+                download = Download.STREAMING;
+                status = code;
+                framing = ResponseFraming.prepare(response, request, state.injector(), !clientKeepAlive || proxy.draining);
             }
         }
-        if (msg instanceof HttpContent) {
-            if (responseReplacer != null && !interim) {
-                msg = BodyRewriting.rewrite((HttpContent) msg, responseReplacer);
+        boolean interim = download == Download.INTERIM;
+        if (msg instanceof HttpContent content) {
+            if (framing != null && framing.bodyScrubber() != null && !interim) {
+                msg = BodyRewriting.rewrite(content, framing.bodyScrubber());
             }
             exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
         }
@@ -196,79 +209,38 @@ final class ForwardExchange {
         written.addListener(f -> {
             if (!f.isSuccess()) {
                 clientGone();
-                return;
-            }
-            if (finalLast) {
-                responseDone = true;
+            } else if (finalLast) {
+                download = Download.COMPLETE;
                 maybeFinish();
-            } else if (!done) {
+            } else if (phase != Phase.DONE) {
                 link.channel.read();
             }
         });
     }
 
-    /** The upstream's read is over: what it produced goes to the client now. */
-    void flushResponse() {
-        if (!done) {
+    @Override
+    public void flushResponse() {
+        if (phase != Phase.DONE) {
             ctx.flush();
-        }
-    }
-
-    private void prepareResponseHead(HttpResponse response) {
-        boolean head = HttpMethod.HEAD.equals(request.method());
-        boolean bodyless = head || status == 204 || status == 304;
-        boolean chunked = HttpUtil.isTransferEncodingChunked(response);
-        upstreamReusable = HttpUtil.isKeepAlive(response);
-        if (!bodyless && !chunked && !HttpUtil.isContentLengthSet(response)) {
-            // The body ends when the upstream closes: the upstream cannot be reused after it.
-            upstreamReusable = false;
-            closeClient = true;
-        }
-        HopByHop.strip(response.headers());
-        ResponseScrubbing.scrubHeaders(response.headers(), state.injector());
-        if (!bodyless && ResponseScrubbing.scrubbableBody(response.headers())) {
-            StreamReplacer scrubber = state.injector().responseScrubber();
-            if (!scrubber.isEmpty()) {
-                // A secret echoed in the body is replaced by its sentinel: the length may change.
-                responseReplacer = scrubber;
-                response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
-                response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-                chunked = true;
-            }
-        }
-        boolean http10Client = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
-        if (http10Client && chunked) {
-            // HTTP/1.0 has no chunked coding: send the body raw and end it by closing.
-            response.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
-            closeClient = true;
-        }
-        if (proxy.draining) {
-            closeClient = true;
-        }
-        response.setProtocolVersion(HttpVersion.HTTP_1_1);
-        if (closeClient) {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        } else if (http10Client) {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
     }
 
     /** Ends the exchange once the response is complete (and the request, or what can be sent of it). */
     private void maybeFinish() {
-        if (done || !responseDone || lastInFlight) {
+        if (phase == Phase.DONE || download != Download.COMPLETE || upload == Upload.WRITING_LAST) {
             return;
         }
-        if (!requestDone) {
+        if (upload != Upload.SENT) {
             // The upstream answered before taking the whole body: the rest cannot be resynchronized.
             finish(false, true);
         } else {
-            finish(upstreamReusable && link.channel.isActive(), closeClient);
+            finish(framing.upstreamReusable() && link.channel.isActive(), framing.closeClient());
         }
     }
 
     private void finish(boolean reuseUpstream, boolean close) {
-        done = true;
-        exchange.finish(proxy, true, Reason.ALLOWED, status);
+        phase = Phase.DONE;
+        exchange.finishAllowed(proxy, status);
         UpstreamLink keep = null;
         if (reuseUpstream && !close) {
             keep = link;
@@ -276,22 +248,12 @@ final class ForwardExchange {
         } else {
             link.close();
         }
-        client.forwardDone(keep, close);
+        owner.completed(keep, close);
     }
 
-    /** TLS with the upstream failed: its chain or name did not verify, or the handshake broke. */
-    void upstreamTlsFailed(Throwable cause) {
-        if (done) {
-            return;
-        }
-        String detail = cause == null ? "handshake failed" : rootMessage(cause);
-        if (!responseStarted) {
-            fail(Refusals.of(Reason.UPSTREAM_TLS_ERROR, destination.host(), state.profile(), detail).withHint(
-                    "the upstream's certificate did not verify for " + destination.host() + " (chain or name); "
-                            + "if it is signed by a private CA, add that CA with tls.upstream_ca"));
-        } else {
-            truncated();
-        }
+    @Override
+    public void upstreamTlsFailed(Throwable cause) {
+        failBeforeAnswer(Reason.UPSTREAM_TLS_ERROR, cause == null ? "handshake failed" : rootMessage(cause));
     }
 
     private static String rootMessage(Throwable t) {
@@ -301,29 +263,27 @@ final class ForwardExchange {
         return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
-    /** The upstream connection closed or failed. */
-    void upstreamClosed() {
+    @Override
+    public void upstreamClosed() {
         upstreamBroken("the upstream closed the connection before answering");
     }
 
-    /** No bytes from the upstream within the idle timeout. */
-    void upstreamIdle() {
-        if (done) {
-            return;
-        }
-        if (!responseStarted) {
-            fail(Refusals.of(Reason.UPSTREAM_TIMEOUT, destination.host(), state.profile(), "no answer"));
-        } else {
-            truncated();
-        }
+    @Override
+    public void upstreamIdle() {
+        failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, "no answer");
     }
 
     private void upstreamBroken(String detail) {
-        if (done) {
+        failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, detail);
+    }
+
+    /** Before the response started the client gets a refusal; after, the response is cut short. */
+    private void failBeforeAnswer(Reason reason, String detail) {
+        if (phase == Phase.DONE) {
             return;
         }
-        if (!responseStarted) {
-            fail(Refusals.of(Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(), detail));
+        if (download == Download.AWAITING || download == Download.INTERIM) {
+            fail(Refusals.of(reason, destination.host(), state.profile(), detail));
         } else {
             truncated();
         }
@@ -331,8 +291,8 @@ final class ForwardExchange {
 
     /** The response was cut short: the client learns it from the closed connection. */
     private void truncated() {
-        done = true;
-        exchange.finish(proxy, true, Reason.ALLOWED, status);
+        phase = Phase.DONE;
+        exchange.finishAllowed(proxy, status);
         if (link != null) {
             link.close();
         }
@@ -340,20 +300,20 @@ final class ForwardExchange {
     }
 
     private void fail(Refusal refusal) {
-        done = true;
+        phase = Phase.DONE;
         if (link != null) {
             link.close();
         }
-        client.forwardFailed(exchange, refusal, requestHasBody);
+        owner.refuse(exchange, refusal, requestHasBody);
     }
 
     /** The client went away: nothing more to relay. */
     void clientGone() {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
-        done = true;
-        exchange.finish(proxy, true, Reason.ALLOWED, status);
+        phase = Phase.DONE;
+        exchange.finishAllowed(proxy, status);
         if (link != null) {
             link.close();
         }

@@ -1,27 +1,32 @@
 package org.cyverse.mesa.egress.proxy;
 
 /**
- * Names of the handlers in the proxy's pipelines, in their order.
+ * Names of the handlers in the proxy's pipelines, in their order; {@link Pipelines} assembles
+ * them.
  *
  * <p>Client channel, while it speaks HTTP: {@link #GATE} (connection count, for the connection's
- * whole life), {@link #DECODER} (strict request decoder),
- * {@link #ENCODER} (response encoder), {@link #CLIENT} (decides and forwards).
+ * whole life), {@link #DECODER} (strict request decoder: every smuggling check), {@link #ENCODER}
+ * (response encoder), {@link #TIMERS} (header and idle timeouts, lingering close), {@link #CLIENT}
+ * (admits each request and forwards it, or starts a tunnel).
  *
- * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE}, {@link #SNI_CHECK}
- * (until the TLS ClientHello has been judged), {@link #RELAY}.
+ * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE},
+ * {@link #SNI_CHECK} (until the TLS ClientHello has been judged), {@link #RELAY}.
  *
  * <p>Client channel of an intercepted CONNECT: {@link #GATE}, {@link #SNI_CHECK} (until the
  * ClientHello has been judged and the leaf certificate found), then {@link #TLS} (server side),
- * {@link #DECODER}, {@link #ENCODER}, {@link #CLIENT}.
+ * {@link #DECODER}, {@link #ENCODER}, {@link #TIMERS}, {@link #CLIENT}.
  *
  * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
  * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
  * tunnelling: {@link #RELAY}.
+ *
+ * <p>Admin channel: {@link #ADMIN_CODEC}, {@link #ADMIN_AGGREGATOR}, {@link #ADMIN}.
  */
 final class PipelineNames {
     static final String GATE = "connection-gate";
     static final String DECODER = "request-decoder";
     static final String ENCODER = "response-encoder";
+    static final String TIMERS = "client-timers";
     static final String CLIENT = "client";
     static final String IDLE = "idle";
     static final String SNI_CHECK = "sni-check";
@@ -29,6 +34,9 @@ final class PipelineNames {
     static final String CODEC = "http-client-codec";
     static final String UPSTREAM = "upstream";
     static final String TLS = "tls";
+    static final String ADMIN_CODEC = "admin-codec";
+    static final String ADMIN_AGGREGATOR = "admin-aggregator";
+    static final String ADMIN = "admin";
 
     private PipelineNames() {}
 }

@@ -2,15 +2,11 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -29,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.admission.Admission;
+import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -126,7 +124,10 @@ public final class ProxyServer implements AutoCloseable {
             store = new CredentialStore(config.credentials(), secretSources.bySchemes(), backgroundExecutor, metrics::credentialRefresh);
             store.start();
         }
-        return new ProxyState(config, config.addressGuard(ownAddresses), store, new Injector(config.credentials(), store), upstreamTls);
+        AddressGuard guard = config.addressGuard(ownAddresses);
+        Injector injector = new Injector(config.credentials(), store);
+        Admission admission = new Admission(config, guard, List.of(injector), ca != null);
+        return new ProxyState(config, guard, store, injector, upstreamTls, admission);
     }
 
     /** Binds both listeners. */
@@ -138,17 +139,12 @@ public final class ProxyServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ClientChannelInitializer(context)), config.listen(), "listen");
+                .childHandler(Pipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
         AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem());
         adminChannel = bind(new ServerBootstrap()
                 .group(workerGroup)
                 .channel(transport.serverChannel())
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(8192), admin);
-                    }
-                }), config.admin(), "admin");
+                .childHandler(Pipelines.admin(admin)), config.admin(), "admin");
         listening = true;
     }
 

@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.Admission;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialStore;
@@ -15,8 +16,10 @@ import org.cyverse.mesa.egress.tls.UpstreamTls;
  * @param credentials the credentials' current values
  * @param injector decides and applies credentials (SPEC.md step 5)
  * @param upstreamTls TLS toward upstreams of intercepted connections
+ * @param admission decides every request with this snapshot
  */
-record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls) {
+record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls,
+        Admission admission) {
 
     String profile() {
         return config.profile().name();

@@ -3,13 +3,17 @@ package org.cyverse.mesa.egress.proxy;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.cyverse.mesa.egress.admission.Refusal;
 
 /** Renders a {@link Refusal} as SPEC.md's answer: status, X-Mesa-Egress-Reason, JSON body. */
 final class RefusalResponses {
@@ -18,6 +22,17 @@ final class RefusalResponses {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private RefusalResponses() {}
+
+    /**
+     * Answers {@code refusal} on the client channel and records it (audit line, counter): the
+     * one way a refusal is written.
+     *
+     * @param close whether the connection ends after the answer ({@code Connection: close})
+     */
+    static ChannelFuture answer(ChannelHandlerContext ctx, ProxyContext proxy, Exchange exchange, Refusal refusal, boolean close) {
+        exchange.finishRefused(proxy, refusal);
+        return ctx.writeAndFlush(render(refusal, proxy.state().profile(), close));
+    }
 
     static FullHttpResponse render(Refusal refusal, String profile, boolean close) {
         Map<String, Object> body = new LinkedHashMap<>();
@@ -32,7 +47,7 @@ final class RefusalResponses {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, refusal.status(),
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(refusal.status()),
                 Unpooled.wrappedBuffer(bytes, new byte[] {'\n'}));
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)

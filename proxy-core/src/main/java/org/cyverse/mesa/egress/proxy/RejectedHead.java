@@ -1,9 +1,23 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * Emitted by {@link StrictRequestDecoder} instead of a request when the head is refused before
- * parsing: {@link Reason#BAD_REQUEST} or {@link Reason#HEADERS_TOO_LARGE}.
+ * Emitted by {@link StrictRequestDecoder} instead of a request whose head it refused: too large,
+ * malformed, or framed ambiguously.
+ *
+ * @param reason {@link Reason#BAD_REQUEST} or {@link Reason#HEADERS_TOO_LARGE}
+ * @param problem for a bad request, its shape; else {@code null}
+ * @param detail what exactly was wrong, or {@code null}
+ * @param method the request's method when Netty parsed the head, else {@code null}
  */
-record RejectedHead(Reason reason, String problem) {}
+record RejectedHead(Reason reason, Refusals.Problem problem, String detail, String method) {
+
+    /** The answer. */
+    Refusal refusal(String profile) {
+        return reason == Reason.HEADERS_TOO_LARGE ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile, null)
+                : Refusals.badRequest(problem, detail);
+    }
+}

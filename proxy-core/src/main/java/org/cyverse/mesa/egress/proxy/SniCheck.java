@@ -8,6 +8,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.util.List;
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
@@ -34,7 +36,7 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
         void proceed(ChannelHandlerContext sni, SslContext context);
 
         /** The tunnel is refused: record it and close both sides. */
-        void refuse(Reason reason, int status, String detail);
+        void refuse(Refusal refusal);
     }
 
     private static final int TLS_HANDSHAKE = 22;
@@ -55,7 +57,7 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
             firstByteChecked = true;
             if (in.getUnsignedByte(in.readerIndex()) != TLS_HANDSHAKE) {
                 in.skipBytes(in.readableBytes());
-                outcome.refuse(Reason.BAD_REQUEST, 400, "tunnel carries no TLS ClientHello");
+                outcome.refuse(Refusals.badRequest(Refusals.Problem.NOT_TLS, null));
                 return;
             }
         }
@@ -87,16 +89,17 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
         if (future.isSuccess()) {
             outcome.proceed(ctx, future.getNow());
         } else if (future.cause() instanceof Mismatch) {
-            outcome.refuse(Reason.HOST_MISMATCH, 421, "TLS server name " + hostname + " is not the CONNECT target");
+            outcome.refuse(Refusals.of(Reason.HOST_MISMATCH, target.host(), null, "TLS server name " + hostname));
         } else {
-            outcome.refuse(Reason.UPSTREAM_TLS_ERROR, 502, "no certificate for " + target.host() + ": " + future.cause());
+            outcome.refuse(Refusals.of(Reason.UPSTREAM_TLS_ERROR, target.host(), null, "no certificate for " + target.host() + ": "
+                    + future.cause()));
         }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException && !(cause.getCause() instanceof IOException)) {
-            outcome.refuse(Reason.BAD_REQUEST, 400, "malformed TLS ClientHello");
+            outcome.refuse(Refusals.badRequest(Refusals.Problem.MALFORMED_CLIENT_HELLO, null));
         } else {
             // The client went away (a reset while its hello was in flight): nothing to judge.
             ctx.close();

@@ -2,21 +2,29 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * Netty's request decoder behind a strict gate: every request head is first checked byte by byte
- * by {@link RequestHeadScanner} (bare LF, obs-fold, control bytes, size), and a request with both
- * Transfer-Encoding and Content-Length is refused rather than repaired (RFC 9112 section 6.1
- * allows either; a proxy that repairs it can disagree with the upstream).
+ * Netty's request decoder behind a strict gate, and the one place of SPEC.md step 1: every
+ * request head is first checked byte by byte by {@link RequestHeadScanner} (bare LF, obs-fold,
+ * control bytes, size); what Netty then parses is refused, not repaired, when its framing is
+ * ambiguous ({@link #framingProblem}: Transfer-Encoding with Content-Length, a coding other than a
+ * single chunked; RFC 9112 sections 6.1 and 11.2: a proxy that repairs it can disagree with the
+ * upstream) or when Netty itself failed (differing Content-Length values, a head too large). A
+ * refused head comes out as a {@link RejectedHead}, never as a request.
  *
  * <p>After a refused head or a CONNECT, it stops decoding: the bytes that follow belong to a
  * tunnel (handed on when this handler is removed) or to nobody.
@@ -62,10 +70,10 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                 case INCOMPLETE:
                     return;
                 case INVALID:
-                    stop(in, out, new RejectedHead(Reason.BAD_REQUEST, scanner.problem()));
+                    stop(in, out, new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.MALFORMED_HEAD, scanner.problem(), null));
                     return;
                 case TOO_LARGE:
-                    stop(in, out, new RejectedHead(Reason.HEADERS_TOO_LARGE, "the request head exceeds limits.max_header_bytes"));
+                    stop(in, out, new RejectedHead(Reason.HEADERS_TOO_LARGE, null, "the request head exceeds limits.max_header_bytes", null));
                     return;
                 case COMPLETE:
                     expectHead = false;
@@ -81,10 +89,19 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
             Object o = out.get(i);
             if (o instanceof HttpRequest) {
                 HttpRequest request = (HttpRequest) o;
-                connect = HttpMethod.CONNECT.equals(request.method());
-                if (request.decoderResult().isFailure()) {
+                RejectedHead rejected = rejection(request);
+                if (rejected != null) {
+                    // Nothing after a refused head can be framed: drop what was decoded of it.
+                    for (int j = out.size() - 1; j > i; j--) {
+                        ReferenceCountUtil.release(out.remove(j));
+                    }
+                    out.set(i, rejected);
+                    ReferenceCountUtil.release(request);
                     stopped = true;
+                    in.skipBytes(in.readableBytes());
+                    return;
                 }
+                connect = HttpMethod.CONNECT.equals(request.method());
             }
             if (o instanceof HttpContent && ((HttpContent) o).decoderResult().isFailure()) {
                 stopped = true;
@@ -99,6 +116,32 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
         }
     }
 
+    private static RejectedHead rejection(HttpRequest request) {
+        String method = request.method().name();
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            return cause instanceof TooLongFrameException ? new RejectedHead(Reason.HEADERS_TOO_LARGE, null, null, method)
+                    : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, cause.getMessage(), method);
+        }
+        String problem = framingProblem(request.headers());
+        return problem == null ? null : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, problem, method);
+    }
+
+    /** Transfer-Encoding together with Content-Length, or a coding other than a single "chunked"; else {@code null}. */
+    static String framingProblem(HttpHeaders headers) {
+        if (!headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return null;
+        }
+        if (headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            return "both Transfer-Encoding and Content-Length";
+        }
+        List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (codings.size() != 1 || !codings.get(0).trim().equalsIgnoreCase("chunked")) {
+            return "Transfer-Encoding other than a single \"chunked\"";
+        }
+        return null;
+    }
+
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         if (!stopped && !expectHead) {
@@ -106,9 +149,10 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
         }
     }
 
+    /** Netty would drop Content-Length and read the body chunked; both stay, and {@link #framingProblem} refuses the request. */
     @Override
     protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
-        throw new IllegalArgumentException("both Transfer-Encoding and Content-Length");
+        // Left as it came: the check after decoding sees both fields.
     }
 
     private void stop(ByteBuf in, List<Object> out, RejectedHead rejected) {

@@ -3,7 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.admission.Refusal;
 
 /**
  * An established opaque CONNECT tunnel: two channels relaying bytes, one audit record when it
@@ -18,8 +18,7 @@ final class Tunnel {
     final Channel client;
     final Channel upstream;
     private boolean closed;
-    private Reason refusedReason;
-    private int refusedStatus;
+    private Refusal refused;
 
     Tunnel(ProxyContext proxy, Exchange exchange, Channel client, Channel upstream) {
         this.proxy = proxy;
@@ -40,13 +39,12 @@ final class Tunnel {
      * Refuses what the tunnel carries (e.g. a TLS server name that is not the CONNECT target):
      * the 200 has been sent, so the refusal is recorded and both sides closed, nothing relayed.
      */
-    void refuse(Reason reason, int status, String detail) {
+    void refuse(Refusal refusal) {
         if (closed) {
             return;
         }
-        LOG.info(() -> "tunnel to " + exchange.host + ":" + exchange.port + " refused (" + reason.code() + "): " + detail);
-        refusedReason = reason;
-        refusedStatus = status;
+        LOG.info(() -> "tunnel to " + refusal.host() + " refused (" + refusal.reason().code() + "): " + refusal.error());
+        refused = refusal;
         client.close();
         upstream.close();
         close();
@@ -58,10 +56,10 @@ final class Tunnel {
             return;
         }
         closed = true;
-        if (refusedReason != null) {
-            exchange.finish(proxy, false, refusedReason, refusedStatus);
+        if (refused != null) {
+            exchange.finishRefused(proxy, refused);
         } else {
-            exchange.finish(proxy, true, Reason.ALLOWED, 200);
+            exchange.finishAllowed(proxy, 200);
         }
         flushAndClose(client);
         flushAndClose(upstream);

@@ -1,86 +1,56 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import java.util.concurrent.TimeUnit;
-import org.cyverse.mesa.egress.allowlist.Decision;
+import java.util.function.BiFunction;
+import java.util.logging.Logger;
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
-import org.cyverse.mesa.egress.allowlist.Reason;
-import org.cyverse.mesa.egress.allowlist.Target;
 
 /**
- * Turns a CONNECT into an opaque tunnel: decide, resolve, vet and dial first, so that every
- * refusal is an HTTP answer given before any tunnel exists; then answer 200 and rebuild both
- * pipelines for relaying, with {@link SniCheck} judging the ClientHello before a byte of it is
- * relayed.
+ * Turns an admitted CONNECT into a tunnel: resolve, vet and dial first, so that every refusal is
+ * an HTTP answer given before any tunnel exists; then answer 200 and have {@link Pipelines}
+ * rewire both sides, with {@link SniCheck} judging the ClientHello before a byte of it is relayed
+ * or terminated.
  */
 final class TunnelSetup {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TunnelSetup.class.getName());
+    private static final Logger LOG = Logger.getLogger(TunnelSetup.class.getName());
 
     private static final HttpResponseStatus ESTABLISHED = new HttpResponseStatus(200, "Connection Established");
 
     private final ProxyContext proxy;
     private final ChannelHandlerContext ctx;
     private final Exchange exchange;
-    private final ClientHandler client;
+    private final ExchangeOwner owner;
+    /** Makes the handler for the requests inside an intercepted tunnel, given its target and upstream. */
+    private final BiFunction<Destination, UpstreamLink, ChannelHandler> insideHandler;
 
-    TunnelSetup(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, ClientHandler client) {
+    TunnelSetup(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, ExchangeOwner owner,
+            BiFunction<Destination, UpstreamLink, ChannelHandler> insideHandler) {
         this.proxy = proxy;
         this.ctx = ctx;
         this.exchange = exchange;
-        this.client = client;
+        this.owner = owner;
+        this.insideHandler = insideHandler;
     }
 
-    void start(String authority) {
-        exchange.mode = "tunnel";
-        Destination destination;
-        try {
-            RequestTarget target = RequestTarget.parseAuthority(authority);
-            exchange.host = target.host();
-            exchange.port = target.port();
-            destination = Destination.parse(target.host(), target.port());
-        } catch (RequestTarget.BadTargetException | InvalidDestinationException e) {
-            client.refuse(exchange, Refusals.badRequest("bad CONNECT target: " + e.getMessage(),
-                    "CONNECT takes host:port, e.g. CONNECT github.com:443"), true);
-            return;
-        }
-        exchange.host = destination.host();
-        ProxyState state = proxy.state();
-        Decision decision = state.config().policy().decide(Target.tunnel(destination));
-        exchange.rule = decision.rule();
-        boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
-        // proxy.leaves is null when the proxy started without interception (no CA to mint with).
-        boolean intercept = proxy.leaves != null && state.config().intercepts(decision, destination);
-        if (needsInspection && !intercept) {
-            client.refuse(exchange, Refusals.of(decision.reason(), destination.host(), state.profile(),
-                    "rule " + decision.rule()).withHint("the rules for " + destination.host()
-                    + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)"), true);
-            return;
-        }
-        if (!decision.allowed() && !needsInspection) {
-            client.refuse(exchange, Refusals.of(decision, destination.host(), destination.port(), state.profile()), true);
-            return;
-        }
+    /** Dials the admitted CONNECT of {@code verdict} (tunnel or intercept) and sets the tunnel up. */
+    void start(Verdict verdict, ProxyState state) {
+        Destination destination = verdict.destination();
+        boolean intercept = verdict.mode() == Verdict.Mode.INTERCEPT;
         UpstreamHandler upstreamHandler = new UpstreamHandler();
-        ChannelInitializer<Channel> init = intercept ? UpstreamPipeline.forward(state, destination, true, upstreamHandler)
-                : new ChannelInitializer<>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        // The relay handler is added once the tunnel exists.
-                    }
-                };
+        ChannelInitializer<Channel> init = intercept ? Pipelines.upstream(state, destination, true, upstreamHandler)
+                : Pipelines.bareUpstream();
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
             if (!ctx.channel().isActive()) {
                 if (f.isSuccess()) {
@@ -89,10 +59,8 @@ final class TunnelSetup {
                 return;
             }
             if (!f.isSuccess()) {
-                client.refuse(exchange, DialFailure.refusalOf(f.cause(), destination.host(), state.profile()), true);
-                return;
-            }
-            if (intercept) {
+                owner.refuse(exchange, DialFailure.refusalOf(f.cause(), destination.host(), state.profile()), true);
+            } else if (intercept) {
                 intercepted(destination, state, new UpstreamLink(f.getNow(), upstreamHandler, destination));
             } else {
                 established(destination, state, f.getNow());
@@ -113,16 +81,11 @@ final class TunnelSetup {
                 return;
             }
             upstream.park();
-            // Until a ClientHandler owns the upstream (it closes it with the client), a client that
+            // Until a client handler owns the upstream (it closes it with the client), a client that
             // goes away during the ClientHello or the handshake must not leave it open.
             ctx.channel().closeFuture().addListener(closed -> upstream.close());
             long helloMillis = state.config().limits().headerTimeout().toMillis();
-            ChannelPipeline pipeline = ctx.pipeline();
-            pipeline.addAfter(PipelineNames.CLIENT, PipelineNames.SNI_CHECK,
-                    new SniCheck(destination, helloMillis, new Interception(destination, state, upstream)));
-            pipeline.remove(PipelineNames.ENCODER);
-            pipeline.remove(PipelineNames.CLIENT);
-            pipeline.remove(PipelineNames.DECODER); // hands any bytes it holds to the SNI check
+            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, new Interception(destination, upstream)));
             ctx.channel().read();
         });
     }
@@ -130,12 +93,10 @@ final class TunnelSetup {
     /** The intercepted tunnel's side of the SNI check. */
     private final class Interception implements SniCheck.Outcome {
         private final Destination destination;
-        private final ProxyState state;
         private final UpstreamLink upstream;
 
-        Interception(Destination destination, ProxyState state, UpstreamLink upstream) {
+        Interception(Destination destination, UpstreamLink upstream) {
             this.destination = destination;
-            this.state = state;
             this.upstream = upstream;
         }
 
@@ -154,20 +115,14 @@ final class TunnelSetup {
 
         @Override
         public void proceed(ChannelHandlerContext sni, SslContext context) {
-            ChannelPipeline pipeline = sni.pipeline();
-            int maxHeaderBytes = state.config().limits().maxHeaderBytes();
-            pipeline.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
-            pipeline.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
-            pipeline.addAfter(PipelineNames.ENCODER, PipelineNames.CLIENT, new ClientHandler(proxy, destination, upstream));
-            // Last: the SNI check hands the ClientHello it holds to the TLS handler that replaces it.
-            pipeline.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, context.newHandler(sni.alloc()));
+            Pipelines.interceptedHttp(sni.pipeline(), proxy, context.newHandler(sni.alloc()), insideHandler.apply(destination, upstream));
         }
 
         @Override
-        public void refuse(Reason reason, int status, String detail) {
-            LOG.info(() -> "intercepted tunnel to " + destination.authority() + " refused (" + reason.code() + "): " + detail);
-            exchange.mode = "intercept";
-            exchange.finish(proxy, false, reason, status);
+        public void refuse(Refusal refusal) {
+            LOG.info(() -> "intercepted tunnel to " + destination.authority() + " refused (" + refusal.reason().code() + "): "
+                    + refusal.error());
+            exchange.finishRefused(proxy, refusal);
             upstream.close();
             ctx.close();
         }
@@ -182,31 +137,23 @@ final class TunnelSetup {
             }
             long idleMillis = state.config().limits().idleTimeout().toMillis();
             long helloMillis = state.config().limits().headerTimeout().toMillis();
-            upstream.pipeline().addLast(PipelineNames.RELAY, new RelayHandler(tunnel, false));
-            ChannelPipeline pipeline = ctx.pipeline();
-            pipeline.addAfter(PipelineNames.CLIENT, PipelineNames.IDLE,
-                    new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
-            pipeline.addAfter(PipelineNames.IDLE, PipelineNames.SNI_CHECK, new SniCheck(destination, helloMillis, new SniCheck.Outcome() {
+            SniCheck sni = new SniCheck(destination, helloMillis, new SniCheck.Outcome() {
                 @Override
-                public Future<SslContext> context(ChannelHandlerContext sni) {
-                    return sni.executor().newSucceededFuture(null);
+                public Future<SslContext> context(ChannelHandlerContext sniCtx) {
+                    return sniCtx.executor().newSucceededFuture(null);
                 }
 
                 @Override
-                public void proceed(ChannelHandlerContext sni, SslContext context) {
-                    sni.pipeline().remove(sni.handler()); // hands the buffered ClientHello on to the relay
+                public void proceed(ChannelHandlerContext sniCtx, SslContext context) {
+                    sniCtx.pipeline().remove(sniCtx.handler()); // hands the buffered ClientHello on to the relay
                 }
 
                 @Override
-                public void refuse(Reason reason, int status, String detail) {
-                    tunnel.refuse(reason, status, detail);
+                public void refuse(Refusal refusal) {
+                    tunnel.refuse(refusal);
                 }
-            }));
-            pipeline.addAfter(PipelineNames.SNI_CHECK, PipelineNames.RELAY, new RelayHandler(tunnel, true));
-            pipeline.remove(PipelineNames.ENCODER);
-            pipeline.remove(PipelineNames.CLIENT);
-            // Last: removing the decoder hands any bytes it already holds to the SNI check.
-            pipeline.remove(PipelineNames.DECODER);
+            });
+            Pipelines.toTunnel(ctx.pipeline(), idleMillis, sni, new RelayHandler(tunnel, true), upstream, new RelayHandler(tunnel, false));
             upstream.read();
             ctx.channel().read();
         });

@@ -15,7 +15,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Logger.getLogger(UpstreamHandler.class.getName());
 
     /** The exchange using this connection, or {@code null} while it is parked. */
-    ForwardExchange listener;
+    UpstreamListener listener;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -13,6 +12,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,13 +82,27 @@ class StrictRequestDecoderTest {
         assertFalse(channel.finishAndReleaseAll());
     }
 
-    @Test
-    void bothContentLengthAndChunkedIsAFailedRequest() {
+    static Stream<Arguments> ambiguouslyFramed() {
+        return Stream.of(
+                Arguments.of("Content-Length and chunked", "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+                Arguments.of("chunked and Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc"),
+                Arguments.of("gzip and Content-Length", "Transfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc"),
+                Arguments.of("a coding other than chunked", "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+                Arguments.of("two Transfer-Encoding fields", "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                Arguments.of("differing Content-Length values", "Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"));
+    }
+
+    /** Every smuggling shape of SPEC.md step 1 is refused here, in the decoder, once. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ambiguouslyFramed")
+    void ambiguousFramingBecomesARejection(String name, String rest) {
         EmbeddedChannel channel = new EmbeddedChannel(new StrictRequestDecoder(8192));
-        channel.writeInbound(bytes("POST http://a/ HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"));
-        HttpRequest request = channel.readInbound();
-        assertTrue(request.decoderResult().isFailure());
-        channel.finishAndReleaseAll();
+        channel.writeInbound(bytes("POST http://a/ HTTP/1.1\r\nHost: a\r\n" + rest));
+        RejectedHead rejected = channel.readInbound();
+        assertEquals(Reason.BAD_REQUEST, rejected.reason(), name);
+        assertEquals(Refusals.Problem.AMBIGUOUS_FRAMING, rejected.problem(), name);
+        assertNull(channel.readInbound(), "nothing of the body is decoded");
+        assertFalse(channel.finishAndReleaseAll());
     }
 
     @Test

@@ -4,27 +4,33 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.cyverse.mesa.egress.allowlist.AddressGuard;
-import org.cyverse.mesa.egress.allowlist.Decision;
-import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
+import org.cyverse.mesa.egress.admission.Admission;
+import org.cyverse.mesa.egress.admission.RequestFacts;
+import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
-import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
-import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.SecretValues;
 
 /**
- * {@code check URL}: the decision the running proxy would make, as one JSON object on stdout,
- * without sending anything. An http URL is decided as a forwarded request (method and path
- * known); an https URL as the CONNECT the client would send, and, where the proxy would intercept
- * it, as the request inside. {@code credential} names the credential that would be injected. IP
- * literals go through the address guard; names are not resolved (the running proxy resolves them
- * once, per request).
+ * {@code check URL}: the verdict the running proxy's {@link Admission} gives, as one JSON object
+ * on stdout, without sending anything. An http URL is decided as a plain proxy request; an https
+ * URL as the CONNECT a client would send, and, where the proxy would intercept it, as the request
+ * inside. User information in the URL is sent as Basic credentials, as curl and git send it.
+ *
+ * <p>Where it differs from the running proxy, by design: names are not resolved (IP literals do
+ * go through the address guard), and no secret is fetched; every credential is taken to have a
+ * value, so {@code secret_leak} and {@code credential_unavailable} never come of it.
  */
 final class CheckCommand {
 
@@ -41,84 +47,75 @@ final class CheckCommand {
         if (config == null) {
             return Main.BAD_INPUT;
         }
-        URI url;
-        Destination destination;
-        try {
-            url = new URI(args.positional.get(0));
-            String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                throw new Args.UsageException("URL must start with http:// or https://: " + args.positional.get(0));
-            }
-            if (url.getRawAuthority() == null) {
-                throw new Args.UsageException("URL names no host: " + args.positional.get(0));
-            }
-            String host = hostOf(url.getRawAuthority());
-            int port = url.getPort() > 0 ? url.getPort() : scheme.equals("https") ? 443 : 80;
-            destination = Destination.parse(host, port);
-        } catch (URISyntaxException | InvalidDestinationException e) {
-            throw new Args.UsageException("bad URL: " + e.getMessage());
-        }
         String method = args.flag("--method") == null ? "GET" : args.flag("--method").toUpperCase(Locale.ROOT);
-        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
-        boolean tls = url.getScheme().equalsIgnoreCase("https");
-        Decision decision = config.policy().decide(tls ? Target.tunnel(destination) : new Target(destination, method, path));
-        String mode = tls ? "tunnel" : "forward";
-        if (tls && config.intercepts(decision, destination)) {
-            // As the proxy would: terminate TLS and decide the request itself.
-            mode = "intercept";
-            decision = config.policy().decide(new Target(destination, method, path));
-        }
-        CredentialSpec credential = credentialFor(config, destination, method, path);
-        if (credential != null && !tls && !credential.allowPlaintext()) {
-            credential = null; // never injected over plain http
-        }
-        boolean allowed = decision.allowed();
-        Reason reason = decision.reason();
-        if (allowed && destination.addressBytes() != null) {
-            AddressGuard.Verdict verdict = config.addressGuard(List.of()).check(toInet(destination.addressBytes()));
-            if (!verdict.permitted()) {
-                allowed = false;
-                reason = Reason.ADDRESS_NOT_ALLOWED;
-            }
+        Verdict verdict = verdict(config, method, args.positional.get(0));
+        if (verdict.reason() == Reason.BAD_REQUEST) {
+            throw new Args.UsageException("bad URL: " + verdict.refusal().error());
         }
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("decision", allowed ? "allow" : "deny");
-        json.put("reason", reason.code());
-        json.put("rule", decision.rule());
-        json.put("mode", mode);
-        json.put("credential", allowed && credential != null ? credential.name() : null);
+        json.put("decision", verdict.allowed() ? "allow" : "deny");
+        json.put("reason", verdict.reason().code());
+        json.put("rule", verdict.rule());
+        json.put("mode", verdict.mode().label());
+        json.put("credential", verdict.credential());
+        List<Map<String, Object>> applied = new ArrayList<>();
+        for (Injection.Applied a : verdict.applied()) {
+            applied.add(Map.of("name", a.credential(), "actions", a.actions()));
+        }
+        json.put("credentials", applied);
         json.put("profile", config.profile().name());
         json.put("egress", config.egress().name());
-        json.put("host", destination.host());
-        json.put("port", destination.port());
+        json.put("host", verdict.host());
+        json.put("port", verdict.port());
+        if (!verdict.allowed()) {
+            json.put("hint", verdict.refusal().hint());
+        }
         try {
             out.println(new ObjectMapper().writeValueAsString(json));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        return allowed ? Main.OK : Main.DENY;
+        return verdict.allowed() ? Main.OK : Main.DENY;
     }
 
-    /** The first credential whose scope covers the request, in config order. */
-    private static CredentialSpec credentialFor(MesaConfig config, Destination destination, String method, String path) {
-        return config.credentials().stream().filter(c -> c.inScope(destination, method, path)).findFirst().orElse(null);
-    }
-
-    private static String hostOf(String authority) {
-        int at = authority.lastIndexOf('@');
-        String hostPort = at >= 0 ? authority.substring(at + 1) : authority;
-        if (hostPort.startsWith("[")) {
-            return hostPort.substring(1, hostPort.indexOf(']'));
-        }
-        int colon = hostPort.lastIndexOf(':');
-        return colon >= 0 ? hostPort.substring(0, colon) : hostPort;
-    }
-
-    private static java.net.InetAddress toInet(byte[] bytes) {
+    /** The verdict for {@code url} under {@code config}, as the proxy would reach it. */
+    static Verdict verdict(MesaConfig config, String method, String url) throws Args.UsageException {
+        URI uri;
         try {
-            return java.net.InetAddress.getByAddress(bytes);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new Args.UsageException("bad URL: " + e.getMessage());
         }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw new Args.UsageException("URL must start with http:// or https://: " + url);
+        }
+        String authority = uri.getRawAuthority();
+        if (authority == null) {
+            throw new Args.UsageException("URL names no host: " + url);
+        }
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            String userInfo = uri.getUserInfo(); // percent-decoded, as curl and git send it
+            headers.add(Map.entry("Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8))));
+            authority = authority.substring(at + 1);
+        }
+        headers.add(0, Map.entry("Host", authority));
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        String pathAndQuery = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
+        Admission admission = new Admission(config, config.addressGuard(List.of()),
+                List.of(new Injector(config.credentials(), SecretValues.assumedPresent())),
+                config.tls().intercept() != InterceptMode.NONE);
+        if (scheme.equals("http")) {
+            return admission.decide(RequestFacts.proxyRequest(method, "http://" + authority + pathAndQuery, headers));
+        }
+        String connectTarget = uri.getPort() > 0 ? authority : authority + ":443";
+        Verdict connect = admission.decide(RequestFacts.connect(connectTarget));
+        if (!connect.allowed() || connect.mode() != Verdict.Mode.INTERCEPT) {
+            return connect;
+        }
+        return admission.decide(RequestFacts.insideTunnel(connect.destination(), method, pathAndQuery, headers));
     }
 }

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.admission;
 
 /**
  * The destination a proxy request names: the absolute-form URI of a forwarded request
@@ -10,21 +10,21 @@ package org.cyverse.mesa.egress.proxy;
  * @param port the explicit port or the scheme's default
  * @param pathAndQuery origin-form to send upstream ({@code /} when the URI had no path)
  */
-record RequestTarget(String scheme, String host, int port, String pathAndQuery) {
+public record RequestTarget(String scheme, String host, int port, String pathAndQuery) {
 
     /** The path without the query, as the decision and the audit log see it. */
-    String path() {
+    public String path() {
         return pathOf(pathAndQuery);
     }
 
     /** The path of an origin-form target, without the query. */
-    static String pathOf(String pathAndQuery) {
+    public static String pathOf(String pathAndQuery) {
         int q = pathAndQuery.indexOf('?');
         return q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
     }
 
     /** Parses an absolute-form request target. */
-    static RequestTarget parseAbsolute(String uri) throws BadTargetException {
+    public static RequestTarget parseAbsolute(String uri) throws BadTargetException {
         int sep = uri.indexOf("://");
         if (sep <= 0) {
             throw new BadTargetException("the request target is not an absolute URI");
@@ -57,7 +57,7 @@ record RequestTarget(String scheme, String host, int port, String pathAndQuery) 
     }
 
     /** Parses the authority-form target of a CONNECT; the port is required. */
-    static RequestTarget parseAuthority(String authority) throws BadTargetException {
+    public static RequestTarget parseAuthority(String authority) throws BadTargetException {
         HostPort hp = splitAuthority(authority, -1);
         return new RequestTarget(null, hp.host, hp.port, "");
     }
@@ -129,7 +129,7 @@ record RequestTarget(String scheme, String host, int port, String pathAndQuery) 
     }
 
     /** A request target that cannot be used; the message is for a person. */
-    static final class BadTargetException extends Exception {
+    public static final class BadTargetException extends Exception {
         BadTargetException(String message) {
             super(message);
         }

@@ -1,0 +1,18 @@
+package org.cyverse.mesa.egress.injector;
+
+/**
+ * One kind of credential handling in SPEC.md decision step 5, as the admission runs it: given the
+ * request as it would go out, refuse it or rewrite it, and say which credentials it applied and
+ * how. {@link Injector} is the kind for header, Basic, query and path credentials; minted and
+ * re-signing kinds implement this too, and the admission lists what each applied.
+ */
+public interface CredentialStep {
+
+    /** Decides and rewrites one request. Pure apart from reading current values; thread-safe. */
+    Injection apply(OutgoingRequest request);
+
+    /** {@code text} with every secret value this kind holds replaced by its stand-in (for audit records and answers). */
+    default String scrub(String text) {
+        return text;
+    }
+}

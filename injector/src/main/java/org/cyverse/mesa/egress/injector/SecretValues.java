@@ -1,0 +1,44 @@
+package org.cyverse.mesa.egress.injector;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The credentials' values as the injector reads them: the running proxy's {@link CredentialStore},
+ * or, for {@code check}, values assumed present without fetching anything.
+ */
+public interface SecretValues {
+
+    /** The valid current value, or empty when there is none (not fetched yet, failed, expired, revoked). */
+    Optional<Secret> current(String credential);
+
+    /** Every value the credential has had, valid or not: what must never reach a client. */
+    List<Secret> held(String credential);
+
+    /** Changes whenever a credential gets a value it did not have before. */
+    long generation();
+
+    /**
+     * Values for {@code check}: every credential has one, a stand-in that no request contains, so
+     * the decision is the one the proxy makes once every credential has been fetched. Nothing is
+     * fetched, so neither {@code secret_leak} nor {@code credential_unavailable} can come of it.
+     */
+    static SecretValues assumedPresent() {
+        return new SecretValues() {
+            @Override
+            public Optional<Secret> current(String credential) {
+                return Optional.of(Secret.of("\u0000mesa-egress-check:" + credential + "\u0000"));
+            }
+
+            @Override
+            public List<Secret> held(String credential) {
+                return List.of();
+            }
+
+            @Override
+            public long generation() {
+                return 0;
+            }
+        };
+    }
+}

@@ -1,0 +1,317 @@
+package org.cyverse.mesa.egress.admission;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.cyverse.mesa.egress.admission.RequestFacts.Arrival;
+import org.cyverse.mesa.egress.admission.Verdict.Mode;
+import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
+import org.cyverse.mesa.egress.allowlist.AddressGuard;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
+import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialStep;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.OutgoingRequest;
+import org.cyverse.mesa.egress.injector.Secret;
+
+/**
+ * The decision of SPEC.md ("How a request is decided"), steps 2-5, as one function without a
+ * channel: {@link #decide} takes the facts of one request and returns its {@link Verdict}. The
+ * proxy's handlers, {@code check} and the tests all call it; nothing else decides.
+ *
+ * <ol start="2">
+ *   <li>the target is parsed and canonicalized ({@link RequestTarget}, {@link Destination}); inside
+ *       an intercepted tunnel, the target and Host must name the CONNECT target (421);
+ *   <li>deny list, allow list with ports, then methods and paths ({@link org.cyverse.mesa.egress.allowlist.Policy});
+ *       a CONNECT is decided without method and path, and intercepted when the config says so;
+ *   <li>an IP literal goes through the address guard here; names are resolved and vetted by the
+ *       dialer, once, after the verdict (so {@code check}, which resolves nothing, stops here);
+ *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential); then
+ *       every {@link CredentialStep} in turn refuses the request or rewrites it.
+ * </ol>
+ *
+ * Immutable and thread-safe: one instance per config snapshot.
+ */
+public final class Admission {
+
+    private final MesaConfig config;
+    private final AddressGuard guard;
+    private final List<CredentialStep> steps;
+    private final boolean canIntercept;
+
+    /**
+     * @param guard the address guard for IP literals
+     * @param steps the credential kinds, applied in this order
+     * @param canIntercept whether the proxy has a CA to terminate TLS with
+     */
+    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept) {
+        this.config = config;
+        this.guard = guard;
+        this.steps = List.copyOf(steps);
+        this.canIntercept = canIntercept;
+    }
+
+    /** The config this admission decides with. */
+    public MesaConfig config() {
+        return config;
+    }
+
+    /** Decides one request. */
+    public Verdict decide(RequestFacts facts) {
+        return switch (facts.arrival()) {
+            case PROXY_REQUEST -> proxyRequest(facts);
+            case CONNECT -> connect(facts);
+            case INSIDE_TUNNEL -> insideTunnel(facts);
+        };
+    }
+
+    private Verdict proxyRequest(RequestFacts facts) {
+        Draft draft = new Draft(Mode.FORWARD, facts.method());
+        String uri = facts.target();
+        if (uri.startsWith("/") || uri.equals("*")) {
+            return draft.refuse(Refusals.badRequest(Refusals.Problem.NO_DESTINATION, abbreviate(uri)));
+        }
+        RequestTarget target;
+        try {
+            target = RequestTarget.parseAbsolute(uri);
+        } catch (RequestTarget.BadTargetException e) {
+            return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_TARGET, e.getMessage()));
+        }
+        draft.scheme = target.scheme();
+        draft.host = target.host();
+        draft.port = target.port();
+        draft.path = target.path();
+        if (target.scheme().equals("https")) {
+            return draft.refuse(Refusals.badRequest(Refusals.Problem.HTTPS_AS_PLAIN, null));
+        }
+        Destination destination;
+        try {
+            destination = Destination.parse(target.host(), target.port());
+        } catch (InvalidDestinationException e) {
+            return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_TARGET, e.getMessage()));
+        }
+        return request(draft, facts, destination, target.pathAndQuery(), false);
+    }
+
+    private Verdict connect(RequestFacts facts) {
+        Draft draft = new Draft(Mode.TUNNEL, facts.method());
+        Destination destination;
+        try {
+            RequestTarget target = RequestTarget.parseAuthority(facts.target());
+            draft.host = target.host();
+            draft.port = target.port();
+            destination = Destination.parse(target.host(), target.port());
+        } catch (RequestTarget.BadTargetException | InvalidDestinationException e) {
+            return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_CONNECT_TARGET, e.getMessage()));
+        }
+        draft.at(destination);
+        Decision decision = config.policy().decide(Target.tunnel(destination));
+        draft.policy = decision;
+        boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
+        boolean intercept = canIntercept && config.intercepts(decision, destination);
+        if (intercept) {
+            draft.mode = Mode.INTERCEPT;
+        }
+        if (needsInspection && !intercept) {
+            return draft.refuse(Refusals.needsInterception(decision, destination.host()));
+        }
+        if (!decision.allowed() && !needsInspection) {
+            return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
+        }
+        if (!literalPermitted(destination)) {
+            return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
+        }
+        return draft.allow(null);
+    }
+
+    /**
+     * A request inside an intercepted CONNECT: origin-form (or an absolute https URI naming the
+     * CONNECT target), and a Host that names the CONNECT target too (domain fronting refused).
+     */
+    private Verdict insideTunnel(RequestFacts facts) {
+        Destination tunnel = facts.tunnel();
+        Draft draft = new Draft(Mode.INTERCEPT, facts.method());
+        draft.scheme = "https";
+        draft.at(tunnel);
+        String uri = facts.target();
+        String pathAndQuery;
+        if (uri.startsWith("/")) {
+            pathAndQuery = uri;
+        } else {
+            try {
+                RequestTarget target = RequestTarget.parseAbsolute(uri);
+                if (!target.scheme().equals("https") || !names(tunnel, target.host(), target.port())) {
+                    return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(), "request target " + abbreviate(uri)));
+                }
+                pathAndQuery = target.pathAndQuery();
+            } catch (RequestTarget.BadTargetException e) {
+                return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_ORIGIN_TARGET, e.getMessage()));
+            }
+        }
+        draft.path = RequestTarget.pathOf(pathAndQuery);
+        String host = facts.header("Host");
+        if (host == null || !hostHeaderNames(tunnel, host)) {
+            return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(),
+                    host == null ? "no Host header" : "Host " + abbreviate(host)));
+        }
+        return request(draft, facts, tunnel, pathAndQuery, true);
+    }
+
+    /** Steps 3-5 for a request whose destination is known. */
+    private Verdict request(Draft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
+        draft.at(destination);
+        draft.path = RequestTarget.pathOf(pathAndQuery);
+        String method = facts.method();
+        Decision decision = config.policy().decide(new Target(destination, method, draft.path));
+        draft.policy = decision;
+        if (!decision.allowed()) {
+            return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
+        }
+        if (!tls && !literalPermitted(destination)) {
+            return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
+        }
+        boolean trace = method.equals("TRACE") || method.equals("TRACK");
+        if (tls && trace) {
+            // TRACE echoes the request, injected credentials included, back to the client.
+            return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
+        }
+        OutgoingRequest outgoing = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
+        Map<String, Secret> body = Map.of();
+        List<Injection.Applied> applied = new ArrayList<>();
+        for (CredentialStep step : steps) {
+            Injection injection = step.apply(outgoing);
+            if (injection.outcome() != Injection.Outcome.UNCHANGED) {
+                draft.injection = injection.outcome();
+                if (draft.credential == null || injection.refused()) {
+                    draft.credential = injection.credential();
+                }
+            }
+            if (injection.refused()) {
+                return draft.refuse(credentialRefusal(draft, injection, destination));
+            }
+            applied.addAll(injection.applied());
+            if (!injection.bodySubstitution().isEmpty()) {
+                body = injection.bodySubstitution();
+            }
+            outgoing = new OutgoingRequest(tls, destination, method, injection.pathAndQuery(), injection.headers());
+        }
+        draft.applied = applied;
+        if (trace && !applied.isEmpty()) {
+            return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
+        }
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body));
+    }
+
+    private Refusal credentialRefusal(Draft draft, Injection injection, Destination destination) {
+        String host = scrub(destination.host());
+        Reason reason = switch (injection.outcome()) {
+            case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
+            case SECRET_LEAK -> Reason.SECRET_LEAK;
+            case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
+            case UNAVAILABLE -> Reason.CREDENTIAL_UNAVAILABLE;
+            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
+        };
+        if (reason == Reason.SECRET_LEAK) {
+            // The leaked value may sit in the path (in any encoding) or the host name: keep it
+            // out of the audit log.
+            draft.path = "[redacted]";
+            draft.host = host;
+        }
+        return Refusals.credential(reason, injection.credential(), host, profile(), injection.detail());
+    }
+
+    private String scrub(String text) {
+        for (CredentialStep step : steps) {
+            text = step.scrub(text);
+        }
+        return text;
+    }
+
+    private boolean literalPermitted(Destination destination) {
+        byte[] literal = destination.addressBytes();
+        if (literal == null) {
+            return true;
+        }
+        try {
+            return guard.check(InetAddress.getByAddress(literal)).permitted();
+        } catch (UnknownHostException e) {
+            return false; // four or sixteen bytes always make an address; fail closed regardless
+        }
+    }
+
+    private static boolean hostHeaderNames(Destination tunnel, String hostHeader) {
+        try {
+            RequestTarget authority = RequestTarget.parseAbsolute("https://" + hostHeader + "/");
+            return names(tunnel, authority.host(), authority.port());
+        } catch (RequestTarget.BadTargetException e) {
+            return false;
+        }
+    }
+
+    private static boolean names(Destination tunnel, String host, int port) {
+        try {
+            Destination d = Destination.parse(host, port);
+            return d.host().equals(tunnel.host()) && d.port() == tunnel.port();
+        } catch (InvalidDestinationException e) {
+            return false;
+        }
+    }
+
+    private String profile() {
+        return config.profile().name();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
+    }
+
+    /** The verdict while it is being made: filled in step by step, then frozen once. */
+    private static final class Draft {
+        Mode mode;
+        final String method;
+        String scheme;
+        String host;
+        Integer port;
+        String path;
+        Destination destination;
+        Decision policy;
+        String credential;
+        Injection.Outcome injection;
+        List<Injection.Applied> applied = List.of();
+
+        Draft(Mode mode, String method) {
+            this.mode = mode;
+            this.method = method;
+        }
+
+        void at(Destination d) {
+            destination = d;
+            host = d.host();
+            port = d.port();
+        }
+
+        Verdict allow(Outgoing outgoing) {
+            return freeze(outgoing, null, false);
+        }
+
+        Verdict refuse(Refusal refusal) {
+            return freeze(null, refusal, false);
+        }
+
+        Verdict unreadable(Refusal refusal) {
+            return freeze(null, refusal, true);
+        }
+
+        private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
+            String audited = host != null ? host : refusal == null ? null : refusal.host();
+            return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
+                    outgoing, refusal, unreadable);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package org.cyverse.mesa.egress.admission;
+
+import org.cyverse.mesa.egress.allowlist.Reason;
+
+/**
+ * A refusal the proxy answers with (SPEC.md "Answers the proxy gives"). Made only by
+ * {@link Refusals}, the one mapping from a reason and its facts to status, error and hint.
+ *
+ * @param status the HTTP status SPEC.md gives the reason
+ * @param reason the reason code
+ * @param error one sentence for a person: what happened
+ * @param host the canonical (or, when unparseable, the raw) destination host, or {@code null}
+ * @param hint what a person could change
+ * @param rule the rule that refused, for the audit record, or {@code null}
+ */
+public record Refusal(int status, Reason reason, String error, String host, String hint, String rule) {}

@@ -1,0 +1,173 @@
+package org.cyverse.mesa.egress.admission;
+
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Reason;
+
+/**
+ * The one place that maps a failure to its answer: status, error sentence and hint, as SPEC.md's
+ * table lists them. Callers pass a {@link Reason} (or a {@link Problem}, for the shapes of a bad
+ * request) and the facts they know; they never write a status or a message of their own.
+ */
+public final class Refusals {
+
+    /** The shapes of a bad request (400 {@code bad_request}), each with its own error and hint. */
+    public enum Problem {
+        /** An origin-form request sent to the proxy as if it were the server. */
+        NO_DESTINATION("this is a proxy: the request names no destination",
+                "point HTTP_PROXY/HTTPS_PROXY at this address instead of sending requests to it directly"),
+        /** {@code GET https://...} to the proxy: it does not originate TLS for plain requests. */
+        HTTPS_AS_PLAIN("an https:// URL was sent as a plain proxy request",
+                "send HTTPS through CONNECT (set HTTPS_PROXY); the proxy does not originate TLS for plain requests"),
+        /** An absolute-form target that does not parse. */
+        BAD_TARGET("bad request target", "send an absolute http:// URL with a valid host name or address"),
+        /** A target inside an intercepted tunnel that does not parse. */
+        BAD_ORIGIN_TARGET("bad request target", "send an origin-form target such as /path"),
+        /** A CONNECT target that is not host:port. */
+        BAD_CONNECT_TARGET("bad CONNECT target", "CONNECT takes host:port, e.g. CONNECT github.com:443"),
+        /** A head the byte-level scan refused: bare LF, obs-fold, control bytes. */
+        MALFORMED_HEAD("malformed request",
+                "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)"),
+        /** Framing that two parsers could read differently (RFC 9112 section 6.1, 11.2). */
+        AMBIGUOUS_FRAMING("ambiguous request framing", "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both"),
+        /** An opaque tunnel whose first bytes are not a TLS ClientHello (answered by closing). */
+        NOT_TLS("the tunnel carries no TLS ClientHello", "send TLS through CONNECT; the proxy does not relay protocols it cannot judge"),
+        /** A ClientHello that does not parse (answered by closing). */
+        MALFORMED_CLIENT_HELLO("malformed TLS ClientHello", "send a well-formed TLS ClientHello");
+
+        private final String error;
+        private final String hint;
+
+        Problem(String error, String hint) {
+            this.error = error;
+            this.hint = hint;
+        }
+    }
+
+    private Refusals() {}
+
+    /** The status SPEC.md gives a reason. */
+    public static int status(Reason reason) {
+        return switch (reason) {
+            case BAD_REQUEST -> 400;
+            case METHOD_REFUSED -> 405;
+            case HEADER_TIMEOUT -> 408;
+            case HOST_MISMATCH -> 421;
+            case HEADERS_TOO_LARGE -> 431;
+            case DNS_FAILURE, UPSTREAM_UNREACHABLE, UPSTREAM_TLS_ERROR -> 502;
+            case CREDENTIAL_UNAVAILABLE, OVERLOADED -> 503;
+            case UPSTREAM_TIMEOUT -> 504;
+            case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
+                    CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL -> 403;
+            case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
+        };
+    }
+
+    /** A refusal with the standard error sentence and hint for its reason. */
+    public static Refusal of(Reason reason, String host, String profile, String detail) {
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null);
+    }
+
+    /** A bad request of shape {@code problem}; {@code detail} says what exactly was wrong (never a secret). */
+    public static Refusal badRequest(Problem problem, String detail) {
+        String error = detail == null ? problem.error : problem.error + ": " + detail;
+        return new Refusal(400, Reason.BAD_REQUEST, error, null, problem.hint, null);
+    }
+
+    /** A policy refusal (SPEC.md step 3), naming the rule that matched, if any. */
+    public static Refusal policy(Decision decision, String host, int port, String profile) {
+        Reason reason = decision.reason();
+        String hint;
+        if (reason == Reason.PORT_NOT_ALLOWED) {
+            hint = "port " + port + " is not allowed for " + host + "; add the port to an `allow` entry's ports if the job needs it";
+        } else if (decision.rule() != null && decision.rule().startsWith("deny")) {
+            hint = host + " is in the config file's deny list (" + decision.rule() + "); remove it there if the job needs it";
+        } else {
+            hint = hint(reason, host, profile);
+        }
+        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, hint, decision.rule());
+    }
+
+    /** A CONNECT whose rules restrict methods or paths while the proxy does not intercept (tls.intercept none). */
+    public static Refusal needsInterception(Decision decision, String host) {
+        Reason reason = decision.reason();
+        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, "the rules for " + host
+                + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule());
+    }
+
+    /**
+     * A refusal of SPEC.md step 5 for credential {@code credential}: a sentinel out of scope, a
+     * real secret from the client, a sentinel over plain http, or no value to inject.
+     */
+    public static Refusal credential(Reason reason, String credential, String host, String profile, String detail) {
+        String hint = switch (reason) {
+            case CREDENTIAL_ENDPOINT_MISMATCH -> "the placeholder of credential " + credential + " may only go to that credential's "
+                    + "hosts; remove it from this request, or send it to the host it belongs to";
+            case SECRET_LEAK -> "the request carried the real value of credential " + credential
+                    + "; the agent should hold only its placeholder: rotate the secret if it was exposed";
+            case PLAINTEXT_CREDENTIAL -> "credential " + credential + " is injected only over HTTPS: use https:// "
+                    + "(or set allow_plaintext: true on the credential if the upstream has no TLS)";
+            case CREDENTIAL_UNAVAILABLE -> "credential " + credential + " could not be fetched and no valid value is cached; "
+                    + "check the proxy's log and /readyz, then retry";
+            default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
+        };
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null);
+    }
+
+    private static String ruleDetail(Decision decision) {
+        return decision.rule() == null ? null : "rule " + decision.rule();
+    }
+
+    private static String error(Reason reason, String host, String detail) {
+        String target = host == null ? "the destination" : host;
+        String base = switch (reason) {
+            case HOST_NOT_ALLOWED -> target + " is not allowed by this sandbox's egress policy";
+            case PORT_NOT_ALLOWED -> "this port of " + target + " is not allowed";
+            case METHOD_NOT_ALLOWED -> "this method is not allowed for " + target;
+            case PATH_NOT_ALLOWED -> "this path is not allowed for " + target;
+            case ADDRESS_NOT_ALLOWED -> target + " resolves only to addresses the proxy refuses to reach";
+            case HOST_MISMATCH -> "the TLS server name does not match the CONNECT target " + target;
+            case HEADERS_TOO_LARGE -> "the request headers are too large";
+            case HEADER_TIMEOUT -> "the request headers did not arrive in time";
+            case DNS_FAILURE -> target + " could not be resolved";
+            case UPSTREAM_UNREACHABLE -> target + " could not be reached";
+            case UPSTREAM_TLS_ERROR -> "TLS with " + target + " failed";
+            case UPSTREAM_TIMEOUT -> target + " did not answer in time";
+            case OVERLOADED -> "the proxy is at its connection limit";
+            case CREDENTIAL_UNAVAILABLE -> "the credential for " + target + " is unavailable";
+            case CREDENTIAL_ENDPOINT_MISMATCH -> "a credential placeholder was headed to " + target + ", outside its credential's hosts";
+            case SECRET_LEAK -> "the request to " + target + " carried a real secret value";
+            case PLAINTEXT_CREDENTIAL -> "a credential would have gone to " + target + " over plain http";
+            case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects";
+            case BAD_REQUEST -> "the request is malformed or ambiguous";
+            case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
+        };
+        return detail == null ? base : base + " (" + detail + ")";
+    }
+
+    private static String hint(Reason reason, String host, String profile) {
+        return switch (reason) {
+            case HOST_NOT_ALLOWED -> "profile " + profile + " does not allow " + (host == null ? "this host" : host)
+                    + "; if the job needs it, add it to the config file's `allow` list (the app's allowed_egress) or use a profile"
+                    + " whose egress class includes it";
+            case PORT_NOT_ALLOWED -> "add the port to an `allow` entry's ports if the job needs it";
+            case METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED ->
+                    "the `allow` entry for this host limits methods and paths; widen it in the config file if the job needs this request";
+            case ADDRESS_NOT_ALLOWED -> "private, loopback, link-local and cloud metadata addresses are never reachable from the sandbox; "
+                    + "an operator may list a CIDR in network.allow_private for a deliberate exception";
+            case HOST_MISMATCH -> "send the same host name in CONNECT, TLS SNI and Host (domain fronting is refused)";
+            case HEADERS_TOO_LARGE -> "send smaller headers, or raise limits.max_header_bytes";
+            case HEADER_TIMEOUT -> "send the whole request head within limits.header_timeout";
+            case METHOD_REFUSED -> "TRACE would echo injected credentials back to the client; use another method";
+            case UPSTREAM_TLS_ERROR -> "the upstream's certificate did not verify for " + (host == null ? "the host" : host)
+                    + " (chain or name); if it is signed by a private CA, add that CA with tls.upstream_ca";
+            case DNS_FAILURE -> "check the host name; the proxy resolves names itself, once, with network.dns_timeout";
+            case UPSTREAM_UNREACHABLE -> "the upstream refused or dropped the connection; check that it is up and listening on that port";
+            case UPSTREAM_TIMEOUT -> "the upstream did not answer within network.connect_timeout or limits.idle_timeout; retry later";
+            case OVERLOADED -> "retry shortly; an operator can raise limits.max_connections";
+            case BAD_REQUEST -> "send a well-formed HTTP/1.1 request through the proxy (HTTP_PROXY / HTTPS_PROXY)";
+            case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
+                    "see the mesa-egress README for reason " + reason.code();
+            case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
+        };
+    }
+}

@@ -1,0 +1,86 @@
+package org.cyverse.mesa.egress.admission;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.Secret;
+
+/**
+ * What {@link Admission#decide} made of one request: allowed (with what to send) or refused (with
+ * the answer), and every fact the audit record, the metrics and {@code check} report. Immutable.
+ *
+ * @param mode forward (plain http), tunnel (opaque CONNECT) or intercept
+ * @param method uppercase ({@code CONNECT} for a CONNECT)
+ * @param scheme {@code http} or {@code https}, or {@code null} when the target did not parse
+ * @param host the canonical host (the raw one when it did not parse; scrubbed of secrets), or {@code null}
+ * @param port the port, or {@code null} when the target did not parse
+ * @param path the path without the query for the audit record ({@code [redacted]} after a secret leak), or {@code null}
+ * @param destination the canonical destination, or {@code null} when the target did not parse
+ * @param policy the policy's decision (SPEC.md step 3), or {@code null} when it was not reached
+ * @param credential the credential the audit record names: the one refused, or the first applied; or {@code null}
+ * @param injection what step 5 did, or {@code null} when it was not reached
+ * @param applied every credential applied, in config order, with what each did
+ * @param outgoing what to send upstream, for an allowed request; {@code null} for a CONNECT or a refusal
+ * @param refusal the answer, or {@code null} when allowed
+ * @param unreadable whether the refusal came from a target the proxy could not parse, after which
+ *     the rest of the connection's input cannot be trusted either
+ */
+public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
+        Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
+        Refusal refusal, boolean unreadable) {
+
+    /** The {@code mode} of SPEC.md's metrics and audit log. */
+    public enum Mode {
+        FORWARD, TUNNEL, INTERCEPT;
+
+        private final String label = name().toLowerCase(Locale.ROOT);
+
+        /** {@code forward}, {@code tunnel} or {@code intercept}. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * The request to send upstream: origin-form, hop-by-hop fields removed, credentials applied.
+     *
+     * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
+     */
+    public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution) {
+        public Outgoing {
+            headers = List.copyOf(headers);
+            bodySubstitution = Map.copyOf(bodySubstitution);
+        }
+
+        /** Without the path, the query or header values: once injected they hold the real secret. */
+        @Override
+        public String toString() {
+            return "Outgoing[" + headers.size() + " headers]";
+        }
+    }
+
+    public Verdict {
+        applied = applied == null ? List.of() : List.copyOf(applied);
+    }
+
+    public boolean allowed() {
+        return refusal == null;
+    }
+
+    /** {@link Reason#ALLOWED}, or the refusal's reason. */
+    public Reason reason() {
+        return refusal == null ? Reason.ALLOWED : refusal.reason();
+    }
+
+    /** The rule that decided: the refusal's, else the policy's; {@code null} when none matched. */
+    public String rule() {
+        if (refusal != null && refusal.rule() != null) {
+            return refusal.rule();
+        }
+        return policy == null ? null : policy.rule();
+    }
+}

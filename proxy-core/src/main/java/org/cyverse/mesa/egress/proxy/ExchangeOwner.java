@@ -1,0 +1,24 @@
+package org.cyverse.mesa.egress.proxy;
+
+import org.cyverse.mesa.egress.admission.Refusal;
+
+/**
+ * What a forwarded exchange or a tunnel being set up tells the connection that owns it, instead
+ * of calling back into the client handler's class. Called on the client channel's event loop.
+ */
+interface ExchangeOwner {
+
+    /** The exchange can take the next chunk of the request body now. */
+    void bodyWanted();
+
+    /**
+     * The exchange is over.
+     *
+     * @param keep the upstream connection to keep for the next request, or {@code null}
+     * @param closeClient whether the client connection ends here
+     */
+    void completed(UpstreamLink keep, boolean closeClient);
+
+    /** The exchange failed before an answer was sent: answer {@code refusal}; with {@code close} the connection ends after it. */
+    void refuse(Exchange exchange, Refusal refusal, boolean close);
+}

@@ -1,0 +1,128 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.cyverse.mesa.egress.allowlist.Destination;
+
+/**
+ * The one place that assembles and rewires the proxy's pipelines, in the orders
+ * {@link PipelineNames} lists. Handlers are built by their owners and handed in; nothing here
+ * decides.
+ */
+final class Pipelines {
+
+    private Pipelines() {}
+
+    /** A connection to the proxy's listener: gate, strict decoder, encoder, timers, and the client handler. */
+    static ChannelInitializer<SocketChannel> client(ProxyContext proxy, Supplier<ChannelHandler> clientHandler) {
+        ConnectionGate gate = new ConnectionGate(proxy);
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(PipelineNames.GATE, gate);
+                addHttp(ch.pipeline(), proxy, clientHandler.get());
+            }
+        };
+    }
+
+    /** The admin listener: HTTP, whole requests of at most 8 KiB, the admin handler. */
+    static ChannelInitializer<SocketChannel> admin(ChannelHandler admin) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                        .addLast(PipelineNames.ADMIN_CODEC, new HttpServerCodec())
+                        .addLast(PipelineNames.ADMIN_AGGREGATOR, new HttpObjectAggregator(8192))
+                        .addLast(PipelineNames.ADMIN, admin);
+            }
+        };
+    }
+
+    /** An upstream for forwarding: verified TLS when {@code tls} (intercepted connections), HTTP, idle watch, the handler. */
+    static ChannelInitializer<Channel> upstream(ProxyState state, Destination destination, boolean tls, UpstreamHandler handler) {
+        int maxHeader = state.config().limits().maxHeaderBytes();
+        long idleMillis = state.config().limits().idleTimeout().toMillis();
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                if (tls) {
+                    ch.pipeline().addLast(PipelineNames.TLS, state.upstreamTls().newHandler(ch.alloc(), destination));
+                }
+                ch.pipeline()
+                        .addLast(PipelineNames.CODEC, new HttpClientCodec(maxHeader, maxHeader, 64 * 1024))
+                        .addLast(PipelineNames.IDLE, new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
+                        .addLast(PipelineNames.UPSTREAM, handler);
+            }
+        };
+    }
+
+    /** An upstream for an opaque tunnel: nothing until the tunnel exists ({@link #toTunnel}). */
+    static ChannelInitializer<Channel> bareUpstream() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                // The relay handler is added once the tunnel exists.
+            }
+        };
+    }
+
+    /**
+     * Turns the client's HTTP pipeline into an opaque tunnel's: idle watch, SNI check, relay; the
+     * upstream gets its relay. The decoder goes last: removing it hands the bytes it holds (the
+     * start of the ClientHello) to the SNI check.
+     */
+    static void toTunnel(ChannelPipeline client, long idleMillis, ChannelHandler sniCheck, ChannelHandler relayFromClient,
+            Channel upstream, ChannelHandler relayFromUpstream) {
+        upstream.pipeline().addLast(PipelineNames.RELAY, relayFromUpstream);
+        client.addAfter(PipelineNames.CLIENT, PipelineNames.IDLE, new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
+        client.addAfter(PipelineNames.IDLE, PipelineNames.SNI_CHECK, sniCheck);
+        client.addAfter(PipelineNames.SNI_CHECK, PipelineNames.RELAY, relayFromClient);
+        removeHttp(client);
+    }
+
+    /** Turns the client's HTTP pipeline into an intercepted tunnel's first stage: the SNI check alone. */
+    static void toInterception(ChannelPipeline client, ChannelHandler sniCheck) {
+        client.addAfter(PipelineNames.CLIENT, PipelineNames.SNI_CHECK, sniCheck);
+        removeHttp(client);
+    }
+
+    /**
+     * Once the ClientHello passed: TLS terminated with the leaf certificate, then HTTP again with a
+     * client handler for the requests inside. The SNI check is replaced last, so that it hands the
+     * ClientHello it holds to the TLS handler.
+     */
+    static void interceptedHttp(ChannelPipeline client, ProxyContext proxy, SslHandler tls, ChannelHandler clientHandler) {
+        ChannelPipeline p = client;
+        int maxHeaderBytes = proxy.state().config().limits().maxHeaderBytes();
+        p.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
+        p.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
+        p.addAfter(PipelineNames.ENCODER, PipelineNames.TIMERS, new ClientTimers(proxy));
+        p.addAfter(PipelineNames.TIMERS, PipelineNames.CLIENT, clientHandler);
+        p.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, tls);
+    }
+
+    private static void addHttp(ChannelPipeline p, ProxyContext proxy, ChannelHandler clientHandler) {
+        p.addLast(PipelineNames.DECODER, new StrictRequestDecoder(proxy.state().config().limits().maxHeaderBytes()))
+                .addLast(PipelineNames.ENCODER, new HttpResponseEncoder())
+                .addLast(PipelineNames.TIMERS, new ClientTimers(proxy))
+                .addLast(PipelineNames.CLIENT, clientHandler);
+    }
+
+    private static void removeHttp(ChannelPipeline p) {
+        p.remove(PipelineNames.ENCODER);
+        p.remove(PipelineNames.CLIENT);
+        p.remove(PipelineNames.TIMERS);
+        p.remove(PipelineNames.DECODER); // last: hands any bytes it holds on
+    }
+}

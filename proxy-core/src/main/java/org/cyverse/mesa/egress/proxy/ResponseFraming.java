@@ -1,0 +1,65 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.StreamReplacer;
+
+/**
+ * Prepares an upstream's final response head for the client, in place: hop-by-hop fields gone,
+ * secrets scrubbed from the headers, the body framed for the client's version, and what the
+ * framing means for both connections.
+ *
+ * @param upstreamReusable whether the upstream connection can carry another request after this response
+ * @param closeClient whether the client connection ends after this response
+ * @param bodyScrubber the replacer for a body that may echo a secret, or {@code null}
+ */
+record ResponseFraming(boolean upstreamReusable, boolean closeClient, StreamReplacer bodyScrubber) {
+
+    /**
+     * @param request the client's request head (its version and method)
+     * @param closeClient whether the client connection ends anyway (it asked to, or the proxy drains)
+     */
+    static ResponseFraming prepare(HttpResponse response, HttpRequest request, Injector injector, boolean closeClient) {
+        int status = response.status().code();
+        boolean bodyless = HttpMethod.HEAD.equals(request.method()) || status == 204 || status == 304;
+        boolean chunked = HttpUtil.isTransferEncodingChunked(response);
+        boolean upstreamReusable = HttpUtil.isKeepAlive(response);
+        if (!bodyless && !chunked && !HttpUtil.isContentLengthSet(response)) {
+            // The body ends when the upstream closes: the upstream cannot be reused after it.
+            upstreamReusable = false;
+            closeClient = true;
+        }
+        HopByHop.strip(response.headers());
+        ResponseScrubbing.scrubHeaders(response.headers(), injector);
+        StreamReplacer scrubber = null;
+        if (!bodyless && ResponseScrubbing.scrubbableBody(response.headers())) {
+            StreamReplacer candidate = injector.responseScrubber();
+            if (!candidate.isEmpty()) {
+                // A secret echoed in the body is replaced by its sentinel: the length may change.
+                scrubber = candidate;
+                response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+                chunked = true;
+            }
+        }
+        boolean http10Client = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+        if (http10Client && chunked) {
+            // HTTP/1.0 has no chunked coding: send the body raw and end it by closing.
+            response.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
+            closeClient = true;
+        }
+        response.setProtocolVersion(HttpVersion.HTTP_1_1);
+        if (closeClient) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (http10Client) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        return new ResponseFraming(upstreamReusable, closeClient, scrubber);
+    }
+}
