@@ -107,6 +107,12 @@ public record Destination(String host, HostKind kind, int port) {
         return kind == HostKind.IPV6 ? "[" + host + "]:" + port : host + ":" + port;
     }
 
+    /** The authority as a Host field gives it (RFC 9110 section 7.2): without the port when it is the scheme's {@code defaultPort}. */
+    public String hostField(int defaultPort) {
+        String name = kind == HostKind.IPV6 ? "[" + host + "]" : host;
+        return port == defaultPort ? name : name + ":" + port;
+    }
+
     private static Destination ipv6(String text, String rawHost, int port) throws InvalidDestinationException {
         if (text.indexOf('%') >= 0) {
             // A zone id names an interface of the proxy's own host: never an egress destination.

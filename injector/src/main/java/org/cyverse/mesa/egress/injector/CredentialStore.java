@@ -120,6 +120,19 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         return generation.get();
     }
 
+    /** Waits at most {@code wait} until every credential has been resolved once ({@link #notReadyReason} is {@code null}). */
+    public void awaitResolved(java.time.Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (notReadyReason() != null && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** {@code null} once every credential has been resolved once; otherwise which are missing and why. */
     public String notReadyReason() {
         List<String> missing = new ArrayList<>();

@@ -72,7 +72,7 @@ public final class Admission {
     }
 
     private Verdict proxyRequest(RequestFacts facts) {
-        Draft draft = new Draft(Mode.FORWARD, facts.method());
+        VerdictDraft draft = new VerdictDraft(Mode.FORWARD, facts.method());
         String uri = facts.target();
         if (uri.startsWith("/") || uri.equals("*")) {
             return draft.refuse(Refusals.badRequest(Refusals.Problem.NO_DESTINATION, abbreviate(uri)));
@@ -100,7 +100,7 @@ public final class Admission {
     }
 
     private Verdict connect(RequestFacts facts) {
-        Draft draft = new Draft(Mode.TUNNEL, facts.method());
+        VerdictDraft draft = new VerdictDraft(Mode.TUNNEL, facts.method());
         Destination destination;
         try {
             RequestTarget target = RequestTarget.parseAuthority(facts.target());
@@ -136,7 +136,7 @@ public final class Admission {
      */
     private Verdict insideTunnel(RequestFacts facts) {
         Destination tunnel = facts.tunnel();
-        Draft draft = new Draft(Mode.INTERCEPT, facts.method());
+        VerdictDraft draft = new VerdictDraft(Mode.INTERCEPT, facts.method());
         draft.scheme = "https";
         draft.at(tunnel);
         String uri = facts.target();
@@ -164,7 +164,7 @@ public final class Admission {
     }
 
     /** Steps 3-5 for a request whose destination is known. */
-    private Verdict request(Draft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
+    private Verdict request(VerdictDraft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
         draft.at(destination);
         draft.path = RequestTarget.pathOf(pathAndQuery);
         String method = facts.method();
@@ -208,7 +208,7 @@ public final class Admission {
         return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body));
     }
 
-    private Refusal credentialRefusal(Draft draft, Injection injection, Destination destination) {
+    private Refusal credentialRefusal(VerdictDraft draft, Injection injection, Destination destination) {
         String host = scrub(destination.host());
         Reason reason = switch (injection.outcome()) {
             case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
@@ -269,49 +269,5 @@ public final class Admission {
 
     private static String abbreviate(String s) {
         return s.length() <= 64 ? s : s.substring(0, 64) + "...";
-    }
-
-    /** The verdict while it is being made: filled in step by step, then frozen once. */
-    private static final class Draft {
-        Mode mode;
-        final String method;
-        String scheme;
-        String host;
-        Integer port;
-        String path;
-        Destination destination;
-        Decision policy;
-        String credential;
-        Injection.Outcome injection;
-        List<Injection.Applied> applied = List.of();
-
-        Draft(Mode mode, String method) {
-            this.mode = mode;
-            this.method = method;
-        }
-
-        void at(Destination d) {
-            destination = d;
-            host = d.host();
-            port = d.port();
-        }
-
-        Verdict allow(Outgoing outgoing) {
-            return freeze(outgoing, null, false);
-        }
-
-        Verdict refuse(Refusal refusal) {
-            return freeze(null, refusal, false);
-        }
-
-        Verdict unreadable(Refusal refusal) {
-            return freeze(null, refusal, true);
-        }
-
-        private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
-            String audited = host != null ? host : refusal == null ? null : refusal.host();
-            return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                    outgoing, refusal, unreadable);
-        }
     }
 }

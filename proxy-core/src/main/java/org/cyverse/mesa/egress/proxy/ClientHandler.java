@@ -1,7 +1,6 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -15,7 +14,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -280,13 +278,6 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     }
 
     private Exchange newExchange(String method) {
-        return new Exchange(proxy.state().profile(), clientAddress(ctx.channel()), method);
-    }
-
-    static String clientAddress(Channel channel) {
-        if (channel.remoteAddress() instanceof InetSocketAddress a) {
-            return a.getAddress().getHostAddress() + ":" + a.getPort();
-        }
-        return String.valueOf(channel.remoteAddress());
+        return Exchange.begin(proxy, ctx.channel(), method);
     }
 }

@@ -146,7 +146,7 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
             return;
         }
         if (phase == Phase.READING_HEAD) {
-            Exchange exchange = new Exchange(proxy.state().profile(), ClientHandler.clientAddress(ctx.channel()), null);
+            Exchange exchange = Exchange.begin(proxy, ctx.channel(), null);
             RefusalResponses.answer(ctx, proxy, exchange, Refusals.of(Reason.HEADER_TIMEOUT, null, proxy.state().profile(), null), true)
                     .addListener(f -> linger());
         } else if (phase == Phase.AWAITING_FIRST) {

@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.proxy;
 
+import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
 import java.time.Instant;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
@@ -23,11 +25,21 @@ final class Exchange {
     long bytesUp;
     long bytesDown;
 
-    /** @param method the request's method, or {@code null} when no request head was parsed */
-    Exchange(String profile, String client, String method) {
+    private Exchange(String profile, String client, String method) {
         this.profile = profile;
         this.client = client;
         this.method = method;
+    }
+
+    /**
+     * An exchange starting now on client connection {@code channel}.
+     *
+     * @param method the request's method, or {@code null} when no request head was parsed
+     */
+    static Exchange begin(ProxyContext proxy, Channel channel, String method) {
+        String client = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress() + ":" + a.getPort()
+                : String.valueOf(channel.remoteAddress());
+        return new Exchange(proxy.state().profile(), client, method);
     }
 
     /** What the admission decided: the audit record's facts from now on. */

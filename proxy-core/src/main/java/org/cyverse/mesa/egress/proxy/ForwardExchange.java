@@ -18,7 +18,6 @@ import java.util.Map;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.HostKind;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -35,19 +34,10 @@ final class ForwardExchange implements UpstreamListener {
 
     private enum Phase { CONNECTING, ACTIVE, DONE }
 
-    /** The request body's way upstream. */
-    private enum Upload {
-        /** The next chunk may be taken. */
-        READY,
-        /** A chunk is being written. */
-        WRITING,
-        /** The last chunk is being written. */
-        WRITING_LAST,
-        /** The whole request is upstream. */
-        SENT
-    }
+    /** The request body's way upstream: the next chunk may be taken, one (the last) is being written, all sent. */
+    private enum Upload { READY, WRITING, WRITING_LAST, SENT }
 
-    /** The response's way back. */
+    /** The response's way back: no head yet, an interim (1xx) response, the final one, all of it written. */
     private enum Download { AWAITING, INTERIM, STREAMING, COMPLETE }
 
     private final ProxyContext proxy;
@@ -121,7 +111,7 @@ final class ForwardExchange implements UpstreamListener {
         phase = Phase.ACTIVE;
         link.handler.listener = this;
         // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
-        outgoing.headers().set(HttpHeaderNames.HOST, hostHeader());
+        outgoing.headers().set(HttpHeaderNames.HOST, destination.hostField(tls ? 443 : 80));
         if (requestReplacer != null) {
             // The body changes length: send it chunked.
             outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
@@ -137,11 +127,6 @@ final class ForwardExchange implements UpstreamListener {
         link.channel.read(); // an interim 100 Continue or an early answer may come before the body is sent
         owner.bodyWanted();
         link.channel.flush();
-    }
-
-    private String hostHeader() {
-        String host = destination.kind() == HostKind.IPV6 ? "[" + destination.host() + "]" : destination.host();
-        return destination.port() == (tls ? 443 : 80) ? host : host + ":" + destination.port();
     }
 
     /** Whether the next request body chunk can be taken now. */
@@ -183,7 +168,8 @@ final class ForwardExchange implements UpstreamListener {
             int code = response.status().code();
             if (response.decoderResult().isFailure() || code == 101) {
                 ReferenceCountUtil.release(msg);
-                upstreamBroken(code == 101 ? "the upstream switched protocols" : "the upstream sent a malformed response");
+                failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE,
+                        code == 101 ? "the upstream switched protocols" : "the upstream sent a malformed response");
                 return;
             }
             if (code < 200) {
@@ -252,29 +238,18 @@ final class ForwardExchange implements UpstreamListener {
     }
 
     @Override
-    public void upstreamTlsFailed(Throwable cause) {
-        failBeforeAnswer(Reason.UPSTREAM_TLS_ERROR, cause == null ? "handshake failed" : rootMessage(cause));
-    }
-
-    private static String rootMessage(Throwable t) {
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getClass().getSimpleName() + ": " + t.getMessage();
+    public void upstreamTlsFailed(String detail) {
+        failBeforeAnswer(Reason.UPSTREAM_TLS_ERROR, detail);
     }
 
     @Override
     public void upstreamClosed() {
-        upstreamBroken("the upstream closed the connection before answering");
+        failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, "the upstream closed the connection before answering");
     }
 
     @Override
     public void upstreamIdle() {
         failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, "no answer");
-    }
-
-    private void upstreamBroken(String detail) {
-        failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, detail);
     }
 
     /** Before the response started the client gets a refusal; after, the response is cut short. */

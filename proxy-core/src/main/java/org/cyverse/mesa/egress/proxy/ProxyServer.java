@@ -211,7 +211,7 @@ public final class ProxyServer implements AutoCloseable {
         }
         ProxyState fresh = stateFor(next, current);
         if (fresh.credentials() != current.credentials()) {
-            awaitCredentials(fresh.credentials(), RELOAD_CREDENTIAL_WAIT);
+            fresh.credentials().awaitResolved(RELOAD_CREDENTIAL_WAIT);
         }
         state.set(fresh);
         if (fresh.credentials() != current.credentials()) {
@@ -222,18 +222,6 @@ public final class ProxyServer implements AutoCloseable {
 
     /** How long a reload with new credentials waits for them before it applies anyway. */
     private static final Duration RELOAD_CREDENTIAL_WAIT = Duration.ofSeconds(5);
-
-    private static void awaitCredentials(CredentialStore store, Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (store.notReadyReason() != null && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
 
     /** Counts a reload that was refused (the running config stays). */
     public void reloadFailed() {

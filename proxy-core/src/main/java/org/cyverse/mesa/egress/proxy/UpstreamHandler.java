@@ -9,7 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** The end of an upstream pipeline: hands responses to the exchange that is using the connection. */
+/** The end of an upstream pipeline: hands responses to the {@link UpstreamListener} using the connection. */
 final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = Logger.getLogger(UpstreamHandler.class.getName());
@@ -46,7 +46,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
             if (listener != null) {
-                listener.upstreamTlsFailed(((SslHandshakeCompletionEvent) evt).cause());
+                listener.upstreamTlsFailed(rootMessage(((SslHandshakeCompletionEvent) evt).cause()));
             }
             ctx.close();
             return;
@@ -58,6 +58,16 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
             }
         }
+    }
+
+    private static String rootMessage(Throwable t) {
+        if (t == null) {
+            return "handshake failed";
+        }
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
     @Override

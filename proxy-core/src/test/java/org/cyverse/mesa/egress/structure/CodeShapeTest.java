@@ -1,0 +1,146 @@
+package org.cyverse.mesa.egress.structure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.spi.ToolProvider;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shape the code must keep, read from the compiled classes with the JDK's {@code jdeps} (as
+ * anyone can run it: {@code jdeps -verbose:class -filter:none proxy-core/target/classes}): no
+ * cycle between the classes of {@code proxy/} or {@code admission/}, the admission free of Netty,
+ * and no source file over 300 lines in either package.
+ */
+class CodeShapeTest {
+
+    private static final String BASE = "org.cyverse.mesa.egress.";
+    private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)");
+    /** Class to the classes it uses, top-level classes only (nested and anonymous classes count as their outer class). */
+    private static final Map<String, Set<String>> USES = new TreeMap<>();
+
+    @BeforeAll
+    static void readDependencies() {
+        ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("this JDK has no jdeps"));
+        StringWriter out = new StringWriter();
+        int exit = jdeps.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "-verbose:class", "-filter:none",
+                Path.of("target/classes").toString());
+        assertEquals(0, exit, "jdeps failed");
+        for (String line : out.toString().split("\n")) {
+            Matcher m = EDGE.matcher(line);
+            if (m.find()) {
+                String from = m.group(1).split("\\$")[0];
+                String to = m.group(2).split("\\$")[0];
+                if (!from.equals(to)) {
+                    USES.computeIfAbsent(from, k -> new TreeSet<>()).add(to);
+                }
+            }
+        }
+        assertTrue(USES.keySet().stream().anyMatch(c -> c.startsWith(BASE + "proxy.")), "jdeps saw no proxy classes: " + out);
+    }
+
+    @Test
+    void noClassCycleInProxy() {
+        assertEquals(List.of(), cycles("proxy"));
+    }
+
+    @Test
+    void noClassCycleInAdmission() {
+        assertEquals(List.of(), cycles("admission"));
+    }
+
+    @Test
+    void theAdmissionUsesNoNetty() {
+        List<String> netty = new ArrayList<>();
+        USES.forEach((from, tos) -> {
+            if (from.startsWith(BASE + "admission.")) {
+                tos.stream().filter(to -> to.startsWith("io.netty.") || to.startsWith(BASE + "proxy.")).forEach(to -> netty.add(from + " -> " + to));
+            }
+        });
+        assertEquals(List.of(), netty, "the admission is channel-free");
+    }
+
+    @Test
+    void noSourceFileOver300LinesInProxyOrAdmission() throws IOException {
+        List<String> long_ = new ArrayList<>();
+        for (String pkg : List.of("proxy", "admission")) {
+            try (Stream<Path> files = Files.list(Path.of("src/main/java/org/cyverse/mesa/egress", pkg))) {
+                for (Path file : (Iterable<Path>) files::iterator) {
+                    long lines = Files.readAllLines(file).size();
+                    if (lines > 300) {
+                        long_.add(file.getFileName() + ": " + lines);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), long_);
+    }
+
+    /** The strongly connected components of more than one class within {@code pkg} (Tarjan). */
+    private static List<List<String>> cycles(String pkg) {
+        String prefix = BASE + pkg + ".";
+        Map<String, Set<String>> graph = new HashMap<>();
+        USES.forEach((from, tos) -> {
+            if (from.startsWith(prefix)) {
+                Set<String> inside = new TreeSet<>();
+                tos.stream().filter(to -> to.startsWith(prefix) && to.indexOf('.', prefix.length()) < 0).forEach(inside::add);
+                graph.put(from, inside);
+            }
+        });
+        List<List<String>> found = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
+        Map<String, Integer> low = new HashMap<>();
+        Deque<String> stack = new ArrayDeque<>();
+        for (String v : graph.keySet()) {
+            if (!index.containsKey(v)) {
+                connect(v, graph, index, low, stack, found);
+            }
+        }
+        return found;
+    }
+
+    private static void connect(String v, Map<String, Set<String>> graph, Map<String, Integer> index, Map<String, Integer> low,
+            Deque<String> stack, List<List<String>> found) {
+        index.put(v, index.size());
+        low.put(v, index.get(v));
+        stack.push(v);
+        for (String w : graph.getOrDefault(v, Set.of())) {
+            if (!index.containsKey(w)) {
+                connect(w, graph, index, low, stack, found);
+                low.put(v, Math.min(low.get(v), low.get(w)));
+            } else if (stack.contains(w)) {
+                low.put(v, Math.min(low.get(v), index.get(w)));
+            }
+        }
+        if (low.get(v).equals(index.get(v))) {
+            List<String> component = new ArrayList<>();
+            String w;
+            do {
+                w = stack.pop();
+                component.add(w.substring(w.lastIndexOf('.') + 1));
+            } while (!w.equals(v));
+            if (component.size() > 1) {
+                component.sort(null);
+                found.add(component);
+            }
+        }
+    }
+}
