@@ -16,6 +16,8 @@ public final class Policy {
     private final String profile;
     private final RuleIndex deny;
     private final RuleIndex allow;
+    private final List<Rule> denyRules;
+    private final List<Rule> allowRules;
 
     /**
      * @param profile the profile's name, e.g. {@code P2}, for messages
@@ -24,8 +26,20 @@ public final class Policy {
      */
     public Policy(String profile, List<Rule> deny, List<Rule> allow) {
         this.profile = Objects.requireNonNull(profile, "profile");
-        this.deny = new RuleIndex(List.copyOf(deny));
-        this.allow = new RuleIndex(List.copyOf(allow));
+        this.denyRules = List.copyOf(deny);
+        this.allowRules = List.copyOf(allow);
+        this.deny = new RuleIndex(denyRules);
+        this.allow = new RuleIndex(allowRules);
+    }
+
+    /** The deny rules, in order. */
+    public List<Rule> denyRules() {
+        return denyRules;
+    }
+
+    /** The allow rules, in order: the egress class's, then the config file's. */
+    public List<Rule> allowRules() {
+        return allowRules;
     }
 
     /** The profile's name, e.g. {@code P2}. */

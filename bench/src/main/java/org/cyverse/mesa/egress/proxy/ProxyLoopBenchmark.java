@@ -19,11 +19,11 @@ import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
 import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
 import org.cyverse.mesa.egress.bench.LoopbackHttpsUpstream;
-import org.cyverse.mesa.egress.bench.UpstreamPki;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -74,11 +74,11 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
     @Setup
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("mesa-egress-bench-loop");
-        UpstreamPki pki = new UpstreamPki("upstream");
+        TestPki pki = new TestPki("upstream");
         // forward: plain http to a plain upstream, absolute-form through the proxy; the others: HTTPS.
         upstream = new LoopbackHttpsUpstream(mode.equals("forward") ? null : pki.serverContext("localhost", "127.0.0.1"),
                 body(1024), contentType, HEADER);
-        SSLContext upstreamTrust = UpstreamPki.trusting(pki.ca());
+        SSLContext upstreamTrust = TestPki.trusting(pki.ca());
         switch (mode) {
             case "direct":
                 client = KeepAliveHttpsClient.open(upstreamTrust, 0, "localhost", upstream.port(), "/data");
@@ -94,7 +94,7 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
                 break;
             case "intercept":
                 proxy = startProxy(pki);
-                client = KeepAliveHttpsClient.open(UpstreamPki.trusting(proxy.ca().certificate()),
+                client = KeepAliveHttpsClient.open(TestPki.trusting(proxy.ca().certificate()),
                         proxy.proxyAddress().getPort(), "localhost", upstream.port(), "/data");
                 break;
             default:
@@ -123,7 +123,7 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
      * The real proxy from a real config file: 127.0.0.1 allowed and tunnelled; localhost intercepted
      * for its credential; the upstream's CA trusted; audit records serialized and discarded.
      */
-    private ProxyServer startProxy(UpstreamPki pki) throws Exception {
+    private ProxyServer startProxy(TestPki pki) throws Exception {
         Path ca = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Path secret = dir.resolve("secrets.yaml");
         Files.writeString(secret, "bench: \"" + SECRET + "\"\n");

@@ -130,7 +130,7 @@ final class ConfigFileReader {
             return null;
         }
         List<CredentialSpec> specs = credentials.stream().map(CredentialReader.Entry::spec).collect(Collectors.toList());
-        return new MesaConfig(source, profile, egress, listen, admin, allow.rules(), deny.rules(), network, tls,
+        return new MesaConfig(source, profile, egress, listen, admin, network, tls,
                 specs, broker, audit, limits, policy);
     }
 

@@ -24,9 +24,7 @@ import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
  * @param egress the egress class in force (one the profile permits)
  * @param listen the proxy listener
  * @param admin the admin listener
- * @param allow the config file's {@code allow} entries, named {@code allow[i]}
- * @param deny the config file's {@code deny} entries, named {@code deny[i]}
- * @param policy the compiled policy: deny, then class rules plus {@code allow}
+ * @param policy the compiled policy: deny, then class rules plus {@code allow}; the one copy of the rules
  */
 public record MesaConfig(
         Path source,
@@ -34,8 +32,6 @@ public record MesaConfig(
         EgressClass egress,
         HostAndPort listen,
         HostAndPort admin,
-        List<Rule> allow,
-        List<Rule> deny,
         Network network,
         Tls tls,
         List<CredentialSpec> credentials,
@@ -87,6 +83,16 @@ public record MesaConfig(
 
     /** {@code limits:}. */
     public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout) {}
+
+    /** The config file's {@code allow} entries, named {@code allow[i]}, as the policy holds them. */
+    public List<Rule> allow() {
+        return policy.allowRules().stream().filter(r -> r.name().startsWith("allow[")).toList();
+    }
+
+    /** The config file's {@code deny} entries, named {@code deny[i]}. */
+    public List<Rule> deny() {
+        return policy.denyRules();
+    }
 
     /** The address guard this config asks for, given the host's own addresses. */
     public AddressGuard addressGuard(java.util.Collection<java.net.InetAddress> ownAddresses) {

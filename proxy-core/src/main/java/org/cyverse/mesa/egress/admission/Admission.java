@@ -115,14 +115,14 @@ public final class Admission {
         draft.policy = decision;
         boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
         boolean intercept = canIntercept && config.intercepts(decision, destination);
-        if (intercept) {
-            draft.mode = Mode.INTERCEPT;
-        }
         if (needsInspection && !intercept) {
             return draft.refuse(Refusals.needsInterception(decision, destination.host()));
         }
         if (!decision.allowed() && !needsInspection) {
             return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
+        }
+        if (intercept) {
+            draft.mode = Mode.INTERCEPT; // only a CONNECT that is let through becomes an intercepted tunnel
         }
         if (!literalPermitted(destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));

@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
-import org.cyverse.mesa.egress.testkit.TestPki;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

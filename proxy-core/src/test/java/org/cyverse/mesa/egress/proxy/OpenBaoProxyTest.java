@@ -23,7 +23,7 @@ import org.cyverse.mesa.egress.injector.openbao.FakeOpenBao;
 import org.cyverse.mesa.egress.injector.openbao.LogCapture;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
-import org.cyverse.mesa.egress.testkit.TestPki;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

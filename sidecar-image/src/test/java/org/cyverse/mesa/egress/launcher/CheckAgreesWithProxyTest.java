@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
-import org.cyverse.mesa.egress.testkit.TestPki;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -16,7 +16,7 @@ import java.security.cert.X509Certificate;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.cyverse.mesa.egress.testkit.TestPki;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
-import org.cyverse.mesa.egress.testkit.TestPki;
+import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.bench;
+package org.cyverse.mesa.egress.testpki;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -33,17 +33,16 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * The benchmark upstream's own PKI, independent of the proxy's interception code: a CA and server
- * certificates signed by it, as a real HTTPS upstream would have. (The tests have their own,
- * TestPki; the benchmarks depend on no test code.)
+ * An upstream's own PKI for tests and benchmarks, independent of the proxy's interception code: a CA and server
+ * certificates signed by it, as a real HTTPS upstream on loopback would have.
  */
-public final class UpstreamPki {
+public final class TestPki {
 
     private final KeyPair caKeys;
     private final X500Name caName;
     private final X509Certificate ca;
 
-    public UpstreamPki(String name) throws GeneralSecurityException {
+    public TestPki(String name) throws GeneralSecurityException {
         caKeys = keys();
         Instant now = Instant.now();
         X500Name subject = new X500Name("CN=" + name + " test CA");
