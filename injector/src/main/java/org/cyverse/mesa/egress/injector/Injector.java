@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -207,10 +208,29 @@ public final class Injector implements CredentialStep {
         return scrubbing().patterns().newReplacer();
     }
 
-    /** A header value with every secret replaced as {@link #responseScrubber()} does. */
+    /**
+     * {@code value} with every secret replaced as {@link #responseScrubber()} does, and also where
+     * it appears in another letter case (a host name is lowercased before it is decided: a key
+     * sent as a host label comes back in lowercase).
+     */
     @Override
     public String scrub(String value) {
-        return scrubHeaderValue(value);
+        String out = scrubHeaderValue(value);
+        String lower = out.toLowerCase(Locale.ROOT);
+        if (lower.length() != out.length()) {
+            return out; // letters whose case changes the length: the exact replacement above is what holds
+        }
+        for (Map.Entry<String, String> e : scrubbing().text().entrySet()) {
+            String needle = e.getKey().toLowerCase(Locale.ROOT);
+            int from = 0;
+            int at;
+            while (!needle.isEmpty() && (at = lower.indexOf(needle, from)) >= 0) {
+                out = out.substring(0, at) + e.getValue() + out.substring(at + needle.length());
+                lower = out.toLowerCase(Locale.ROOT);
+                from = at + e.getValue().length();
+            }
+        }
+        return out;
     }
 
     /** A header value with every secret replaced as {@link #responseScrubber()} does. */

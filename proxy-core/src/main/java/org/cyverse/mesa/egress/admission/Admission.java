@@ -3,9 +3,9 @@ package org.cyverse.mesa.egress.admission;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.cyverse.mesa.egress.admission.RequestFacts.Arrival;
 import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
@@ -23,7 +23,10 @@ import org.cyverse.mesa.egress.injector.Secret;
 /**
  * The decision of SPEC.md ("How a request is decided"), steps 2-5, as one function without a
  * channel: {@link #decide} takes the facts of one request and returns its {@link Verdict}. The
- * proxy's handlers, {@code check} and the tests all call it; nothing else decides.
+ * proxy's handlers, {@code check} and the tests all call it. What it cannot know is decided
+ * where it is learnt, and answered through {@link Refusals} too: the framing of step 1 by the
+ * request decoder, the resolved addresses of step 4 by the dialer, the TLS server name of a
+ * tunnel by the SNI check.
  *
  * <ol start="2">
  *   <li>the target is parsed and canonicalized ({@link RequestTarget}, {@link Destination}); inside
@@ -44,6 +47,7 @@ public final class Admission {
     private final AddressGuard guard;
     private final List<CredentialStep> steps;
     private final boolean canIntercept;
+    private final LeakRedaction redaction;
 
     /**
      * @param guard the address guard for IP literals
@@ -55,6 +59,7 @@ public final class Admission {
         this.guard = guard;
         this.steps = List.copyOf(steps);
         this.canIntercept = canIntercept;
+        this.redaction = new LeakRedaction(this.steps);
     }
 
     /** The config this admission decides with. */
@@ -64,15 +69,20 @@ public final class Admission {
 
     /** Decides one request. */
     public Verdict decide(RequestFacts facts) {
-        return switch (facts.arrival()) {
-            case PROXY_REQUEST -> proxyRequest(facts);
-            case CONNECT -> connect(facts);
-            case INSIDE_TUNNEL -> insideTunnel(facts);
+        VerdictDraft draft = new VerdictDraft(switch (facts.arrival()) {
+            case PROXY_REQUEST -> Mode.FORWARD;
+            case CONNECT -> Mode.TUNNEL;
+            case INSIDE_TUNNEL -> Mode.INTERCEPT;
+        }, facts.method());
+        Verdict verdict = switch (facts.arrival()) {
+            case PROXY_REQUEST -> proxyRequest(draft, facts);
+            case CONNECT -> connect(draft, facts);
+            case INSIDE_TUNNEL -> insideTunnel(draft, facts);
         };
+        return verdict.allowed() || verdict.reason() == Reason.SECRET_LEAK ? verdict : redaction.of(draft, facts, verdict);
     }
 
-    private Verdict proxyRequest(RequestFacts facts) {
-        VerdictDraft draft = new VerdictDraft(Mode.FORWARD, facts.method());
+    private Verdict proxyRequest(VerdictDraft draft, RequestFacts facts) {
         String uri = facts.target();
         if (uri.startsWith("/") || uri.equals("*")) {
             return draft.refuse(Refusals.badRequest(Refusals.Problem.NO_DESTINATION, abbreviate(uri)));
@@ -87,6 +97,7 @@ public final class Admission {
         draft.host = target.host();
         draft.port = target.port();
         draft.path = target.path();
+        draft.pathAndQuery = target.pathAndQuery();
         if (target.scheme().equals("https")) {
             return draft.refuse(Refusals.badRequest(Refusals.Problem.HTTPS_AS_PLAIN, null));
         }
@@ -99,8 +110,7 @@ public final class Admission {
         return request(draft, facts, destination, target.pathAndQuery(), false);
     }
 
-    private Verdict connect(RequestFacts facts) {
-        VerdictDraft draft = new VerdictDraft(Mode.TUNNEL, facts.method());
+    private Verdict connect(VerdictDraft draft, RequestFacts facts) {
         Destination destination;
         try {
             RequestTarget target = RequestTarget.parseAuthority(facts.target());
@@ -121,11 +131,13 @@ public final class Admission {
         if (!decision.allowed() && !needsInspection) {
             return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
         }
-        if (intercept) {
-            draft.mode = Mode.INTERCEPT; // only a CONNECT that is let through becomes an intercepted tunnel
-        }
         if (!literalPermitted(destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
+        }
+        if (intercept) {
+            // Only a CONNECT that is let through becomes an intercepted tunnel; one that then
+            // fails to dial is audited as the intercepted tunnel it was admitted as.
+            draft.mode = Mode.INTERCEPT;
         }
         return draft.allow(null);
     }
@@ -134,9 +146,8 @@ public final class Admission {
      * A request inside an intercepted CONNECT: origin-form (or an absolute https URI naming the
      * CONNECT target), and a Host that names the CONNECT target too (domain fronting refused).
      */
-    private Verdict insideTunnel(RequestFacts facts) {
+    private Verdict insideTunnel(VerdictDraft draft, RequestFacts facts) {
         Destination tunnel = facts.tunnel();
-        VerdictDraft draft = new VerdictDraft(Mode.INTERCEPT, facts.method());
         draft.scheme = "https";
         draft.at(tunnel);
         String uri = facts.target();
@@ -154,6 +165,7 @@ public final class Admission {
                 return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_ORIGIN_TARGET, e.getMessage()));
             }
         }
+        draft.pathAndQuery = pathAndQuery;
         draft.path = RequestTarget.pathOf(pathAndQuery);
         String host = facts.header("Host");
         if (host == null || !hostHeaderNames(tunnel, host)) {
@@ -166,6 +178,7 @@ public final class Admission {
     /** Steps 3-5 for a request whose destination is known. */
     private Verdict request(VerdictDraft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
         draft.at(destination);
+        draft.pathAndQuery = pathAndQuery;
         draft.path = RequestTarget.pathOf(pathAndQuery);
         String method = facts.method();
         Decision decision = config.policy().decide(new Target(destination, method, draft.path));
@@ -176,29 +189,27 @@ public final class Admission {
         if (!tls && !literalPermitted(destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
         }
-        boolean trace = method.equals("TRACE") || method.equals("TRACK");
+        // Any case: a server that reads methods case-insensitively would echo "trace" too.
+        boolean trace = method.equalsIgnoreCase("TRACE") || method.equalsIgnoreCase("TRACK");
         if (tls && trace) {
             // TRACE echoes the request, injected credentials included, back to the client.
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
         OutgoingRequest outgoing = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
-        Map<String, Secret> body = Map.of();
+        Map<String, Secret> body = new LinkedHashMap<>();
         List<Injection.Applied> applied = new ArrayList<>();
         for (CredentialStep step : steps) {
             Injection injection = step.apply(outgoing);
-            if (injection.outcome() != Injection.Outcome.UNCHANGED) {
+            if (injection.outcome() != Injection.Outcome.UNCHANGED && (draft.injection == null || injection.refused())) {
+                // The outcome and the credential it concerns go together: the first applied, or the refused one.
                 draft.injection = injection.outcome();
-                if (draft.credential == null || injection.refused()) {
-                    draft.credential = injection.credential();
-                }
+                draft.credential = injection.credential();
             }
             if (injection.refused()) {
                 return draft.refuse(credentialRefusal(draft, injection, destination));
             }
             applied.addAll(injection.applied());
-            if (!injection.bodySubstitution().isEmpty()) {
-                body = injection.bodySubstitution();
-            }
+            injection.bodySubstitution().forEach(body::putIfAbsent);
             outgoing = new OutgoingRequest(tls, destination, method, injection.pathAndQuery(), injection.headers());
         }
         draft.applied = applied;
@@ -209,7 +220,7 @@ public final class Admission {
     }
 
     private Refusal credentialRefusal(VerdictDraft draft, Injection injection, Destination destination) {
-        String host = scrub(destination.host());
+        String host = redaction.scrub(destination.host());
         Reason reason = switch (injection.outcome()) {
             case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
             case SECRET_LEAK -> Reason.SECRET_LEAK;
@@ -224,13 +235,6 @@ public final class Admission {
             draft.host = host;
         }
         return Refusals.credential(reason, injection.credential(), host, profile(), injection.detail());
-    }
-
-    private String scrub(String text) {
-        for (CredentialStep step : steps) {
-            text = step.scrub(text);
-        }
-        return text;
     }
 
     private boolean literalPermitted(Destination destination) {

@@ -27,6 +27,8 @@ public final class Refusals {
         /** A head the byte-level scan refused: bare LF, obs-fold, control bytes. */
         MALFORMED_HEAD("malformed request",
                 "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)"),
+        /** A request body the decoder could not frame: a bad chunk size or chunk, a body cut short. */
+        MALFORMED_BODY("malformed request body", "send the body with a valid Content-Length or well-formed chunks"),
         /** Framing that two parsers could read differently (RFC 9112 section 6.1, 11.2). */
         AMBIGUOUS_FRAMING("ambiguous request framing", "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both"),
         /** An opaque tunnel whose first bytes are not a TLS ClientHello (answered by closing). */

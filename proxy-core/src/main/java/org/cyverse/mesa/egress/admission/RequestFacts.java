@@ -1,7 +1,6 @@
 package org.cyverse.mesa.egress.admission;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Destination;
 
@@ -13,7 +12,8 @@ import org.cyverse.mesa.egress.allowlist.Destination;
  * @param arrival how the request reached the proxy
  * @param target the request target as sent: an absolute URI (a proxy request), {@code host:port}
  *     (a CONNECT) or an origin-form path, or an absolute https URI (inside an intercepted tunnel)
- * @param method uppercase
+ * @param method as sent (the policy compares methods case-insensitively; credential scopes and
+ *     the upstream see them as sent)
  * @param headers in order, names as sent, hop-by-hop fields already removed (empty for a CONNECT)
  * @param tunnel the CONNECT target, for a request inside an intercepted tunnel; else {@code null}
  */
@@ -31,7 +31,6 @@ public record RequestFacts(Arrival arrival, String target, String method, List<M
     }
 
     public RequestFacts {
-        method = method.toUpperCase(Locale.ROOT);
         headers = List.copyOf(headers);
     }
 

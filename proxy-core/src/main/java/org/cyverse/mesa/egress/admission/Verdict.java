@@ -14,11 +14,12 @@ import org.cyverse.mesa.egress.injector.Secret;
  * the answer), and every fact the audit record, the metrics and {@code check} report. Immutable.
  *
  * @param mode forward (plain http), tunnel (opaque CONNECT) or intercept
- * @param method uppercase ({@code CONNECT} for a CONNECT)
+ * @param method as the client sent it ({@code CONNECT} for a CONNECT)
  * @param scheme {@code http} or {@code https}, or {@code null} when the target did not parse
- * @param host the canonical host (the raw one when it did not parse; scrubbed of secrets), or {@code null}
+ * @param host the canonical host (the raw one when it did not parse), scrubbed of real secret values on a refusal; or {@code null}
  * @param port the port, or {@code null} when the target did not parse
- * @param path the path without the query for the audit record ({@code [redacted]} after a secret leak), or {@code null}
+ * @param path the path without the query for the audit record ({@code [redacted]} when the request carried a real
+ *     secret, whatever refused it), or {@code null}
  * @param destination the canonical destination, or {@code null} when the target did not parse
  * @param policy the policy's decision (SPEC.md step 3), or {@code null} when it was not reached
  * @param credential the credential the audit record names: the one refused, or the first applied; or {@code null}
@@ -74,6 +75,16 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
     /** {@link Reason#ALLOWED}, or the refusal's reason. */
     public Reason reason() {
         return refusal == null ? Reason.ALLOWED : refusal.reason();
+    }
+
+    /**
+     * Without the destination, the outgoing request or the refusal's text: for a person reading a
+     * log, with nothing a client wrote that could hold a secret but the (scrubbed) host.
+     */
+    @Override
+    public String toString() {
+        return "Verdict[" + mode.label() + " " + method + " " + host + (port == null ? "" : ":" + port) + " " + reason().code()
+                + ", rule=" + rule() + ", credential=" + credential + ", applied=" + applied + "]";
     }
 
     /** The rule that decided: the refusal's, else the policy's; {@code null} when none matched. */

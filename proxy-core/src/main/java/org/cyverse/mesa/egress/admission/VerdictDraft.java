@@ -19,6 +19,8 @@ final class VerdictDraft {
     String host;
     Integer port;
     String path;
+    /** The origin-form target, query included: never in the verdict, only looked at for leaks. */
+    String pathAndQuery;
     Destination destination;
     Decision policy;
     String credential;
@@ -46,6 +48,10 @@ final class VerdictDraft {
 
     Verdict unreadable(Refusal refusal) {
         return freeze(null, refusal, true);
+    }
+
+    Verdict refuse(Refusal refusal, boolean unreadable) {
+        return freeze(null, refusal, unreadable);
     }
 
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {

@@ -148,7 +148,16 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
                 if (!forward.wantsBody()) {
                     return;
                 }
-                forward.body((HttpContent) inbox.poll());
+                HttpContent chunk = (HttpContent) inbox.poll();
+                if (chunk.decoderResult().isFailure()) {
+                    // A body the decoder could not frame (a bad chunk size, a connection closed
+                    // mid-chunk) must not end cleanly upstream: the request is abandoned there.
+                    String problem = String.valueOf(chunk.decoderResult().cause().getMessage());
+                    chunk.release();
+                    forward.abandon(Refusals.badRequest(Refusals.Problem.MALFORMED_BODY, problem));
+                    continue;
+                }
+                forward.body(chunk);
             } else if (state == State.READY) {
                 onHead(inbox.poll());
             } else {
@@ -251,9 +260,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         drain();
     }
 
-    /** Answers a refusal; with {@code close} the connection lingers and closes after it. */
+    /** Answers a refusal; with {@code close} (or while the proxy drains) the connection lingers and closes after it. */
     private void answer(Exchange exchange, Refusal refusal, boolean close) {
-        if (close) {
+        if (close || proxy.draining) {
             state = State.CLOSING;
             releaseInbox();
             RefusalResponses.answer(ctx, proxy, exchange, refusal, true).addListener(f -> timers.linger());

@@ -31,6 +31,8 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
         READING_HEAD,
         /** A request is being handled: no timer here (the upstream has its own). */
         BUSY,
+        /** The header timeout's own 408 is being written: input is dropped, nothing more is handled. */
+        CLOSING,
         /** A refusal that ends the connection was written: input is dropped until the close. */
         LINGERING
     }
@@ -48,14 +50,16 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         if (ctx.channel().isActive()) {
-            // Added to a live intercepted tunnel: there will be no channelActive.
+            // An accepted connection is active already; so is an intercepted tunnel, which gets no channelActive.
             awaitFirst();
         }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        awaitFirst();
+        if (timer == null && phase == Phase.AWAITING_FIRST) {
+            awaitFirst();
+        }
         ctx.fireChannelActive();
     }
 
@@ -72,9 +76,11 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (phase == Phase.LINGERING) {
+        if (phase == Phase.LINGERING || phase == Phase.CLOSING) {
             ReferenceCountUtil.release(msg);
-            ctx.read();
+            if (phase == Phase.LINGERING) {
+                ctx.read();
+            }
             return;
         }
         ctx.fireChannelRead(msg);
@@ -91,14 +97,14 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
             if (phase == Phase.AWAITING_FIRST || phase == Phase.IDLE) {
                 ctx.close();
             }
-        } else if (phase != Phase.LINGERING) {
+        } else if (phase != Phase.LINGERING && phase != Phase.CLOSING) {
             ctx.fireUserEventTriggered(evt);
         }
     }
 
     /** A request head was taken: its handling has no deadline here. */
     void busy() {
-        if (phase != Phase.LINGERING) {
+        if (phase != Phase.LINGERING && phase != Phase.CLOSING) {
             phase = Phase.BUSY;
             cancel();
         }
@@ -106,7 +112,7 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
 
     /** The request is over and the connection stays: the next must start within the idle timeout. */
     void idle() {
-        if (phase == Phase.LINGERING) {
+        if (phase == Phase.LINGERING || phase == Phase.CLOSING) {
             return;
         }
         phase = Phase.IDLE;
@@ -146,6 +152,9 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
             return;
         }
         if (phase == Phase.READING_HEAD) {
+            // From here on nothing reaches the client handler: a head completing while the 408 is
+            // still being written is not admitted behind it.
+            phase = Phase.CLOSING;
             Exchange exchange = Exchange.begin(proxy, ctx.channel(), null);
             RefusalResponses.answer(ctx, proxy, exchange, Refusals.of(Reason.HEADER_TIMEOUT, null, proxy.state().profile(), null), true)
                     .addListener(f -> linger());

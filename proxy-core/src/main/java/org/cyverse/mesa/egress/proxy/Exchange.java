@@ -48,10 +48,6 @@ final class Exchange {
         mode = decided.mode();
     }
 
-    Verdict verdict() {
-        return verdict;
-    }
-
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
     void finishAllowed(ProxyContext proxy, int status) {
         finish(proxy, Reason.ALLOWED, status, null, null);

@@ -252,26 +252,26 @@ final class ForwardExchange implements UpstreamListener {
         failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, "no answer");
     }
 
-    /** Before the response started the client gets a refusal; after, the response is cut short. */
     private void failBeforeAnswer(Reason reason, String detail) {
+        abandon(Refusals.of(reason, destination.host(), state.profile(), detail));
+    }
+
+    /**
+     * Ends the exchange on a failure: before the response started the client gets {@code refusal};
+     * after, the response is cut short and the client learns it from the closed connection. Also
+     * for a request body that turned out malformed: the upstream connection closes without the
+     * body's end, so the upstream never sees a complete request.
+     */
+    void abandon(Refusal refusal) {
         if (phase == Phase.DONE) {
             return;
         }
         if (download == Download.AWAITING || download == Download.INTERIM) {
-            fail(Refusals.of(reason, destination.host(), state.profile(), detail));
+            fail(refusal);
         } else {
-            truncated();
+            clientGone();
+            ctx.close();
         }
-    }
-
-    /** The response was cut short: the client learns it from the closed connection. */
-    private void truncated() {
-        phase = Phase.DONE;
-        exchange.finishAllowed(proxy, status);
-        if (link != null) {
-            link.close();
-        }
-        ctx.close();
     }
 
     private void fail(Refusal refusal) {

@@ -17,8 +17,9 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
  * The one place that assembles and rewires the proxy's pipelines, in the orders
- * {@link PipelineNames} lists. Handlers are built by their owners and handed in; nothing here
- * decides.
+ * {@link PipelineNames} lists. The codecs, timers and idle watches are made here; the handlers
+ * that carry state of an exchange (client, SNI check, relays, upstream) are made by their owners
+ * and handed in. Nothing here decides.
  */
 final class Pipelines {
 
@@ -103,7 +104,7 @@ final class Pipelines {
      * ClientHello it holds to the TLS handler.
      */
     static void interceptedHttp(ChannelPipeline client, ProxyContext proxy, SslHandler tls, ChannelHandler clientHandler) {
-        ChannelPipeline p = client;
+        ChannelPipeline p = client; // the client channel's pipeline, rewired in place
         int maxHeaderBytes = proxy.state().config().limits().maxHeaderBytes();
         p.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
         p.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());

@@ -84,7 +84,7 @@ public final class ProxyServer implements AutoCloseable {
      */
     public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit, Map<String, SecretSource> extraSources)
             throws IOException {
-        this.ownAddresses = ownAddresses();
+        this.ownAddresses = hostAddresses();
         this.audit = audit;
         this.secretSources = SecretSources.create(config.broker() == null ? null : config.broker().settings(), extraSources,
                 System.getenv());
@@ -277,8 +277,8 @@ public final class ProxyServer implements AutoCloseable {
         audit.close();
     }
 
-    /** The host's own interface addresses, which the address guard refuses. */
-    private static List<InetAddress> ownAddresses() {
+    /** The host's own interface addresses, which the address guard refuses (the proxy's, and {@code check}'s). */
+    public static List<InetAddress> hostAddresses() {
         List<InetAddress> addresses = new ArrayList<>();
         try {
             for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {

@@ -17,7 +17,7 @@ record RejectedHead(Reason reason, Refusals.Problem problem, String detail, Stri
 
     /** The answer. */
     Refusal refusal(String profile) {
-        return reason == Reason.HEADERS_TOO_LARGE ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile, null)
+        return reason == Reason.HEADERS_TOO_LARGE ? Refusals.of(Reason.HEADERS_TOO_LARGE, null, profile, detail)
                 : Refusals.badRequest(problem, detail);
     }
 }

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
+import java.util.Locale;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
@@ -44,6 +45,8 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     private boolean headStartedFired;
     private boolean connect;
     private boolean stopped;
+    /** Stopped by a refusal: input from now on is dropped (not kept for a tunnel). */
+    private boolean discarding;
 
     StrictRequestDecoder(int maxHeaderBytes) {
         super(new HttpDecoderConfig()
@@ -59,6 +62,11 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         if (stopped) {
+            if (discarding) {
+                // After a refusal what the client still sends (while the connection lingers) is
+                // dropped, not piled up: only a CONNECT's bytes are kept, for the tunnel.
+                in.skipBytes(in.readableBytes());
+            }
             return;
         }
         if (expectHead) {
@@ -85,6 +93,15 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
         }
         int before = out.size();
         super.decode(ctx, in, out);
+        vet(in, out, before);
+    }
+
+    /**
+     * Judges what Netty decoded into {@code out} from index {@code before}: a refused head becomes a
+     * {@link RejectedHead} and nothing after it is kept; after a body Netty could not frame, or a
+     * CONNECT, decoding stops.
+     */
+    private void vet(ByteBuf in, List<Object> out, int before) {
         for (int i = before; i < out.size(); i++) {
             Object o = out.get(i);
             if (o instanceof HttpRequest) {
@@ -98,13 +115,16 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     out.set(i, rejected);
                     ReferenceCountUtil.release(request);
                     stopped = true;
+                    discarding = true;
                     in.skipBytes(in.readableBytes());
                     return;
                 }
                 connect = HttpMethod.CONNECT.equals(request.method());
             }
             if (o instanceof HttpContent && ((HttpContent) o).decoderResult().isFailure()) {
+                // The client handler abandons the request upstream and answers 400.
                 stopped = true;
+                discarding = true;
             }
             if (o instanceof LastHttpContent) {
                 expectHead = true;
@@ -120,8 +140,15 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
         String method = request.method().name();
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
-            return cause instanceof TooLongFrameException ? new RejectedHead(Reason.HEADERS_TOO_LARGE, null, null, method)
-                    : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, cause.getMessage(), method);
+            if (cause instanceof TooLongFrameException) {
+                return new RejectedHead(Reason.HEADERS_TOO_LARGE, null, null, method);
+            }
+            String message = String.valueOf(cause.getMessage());
+            HttpHeaders h = request.headers();
+            boolean framing = h.contains(HttpHeaderNames.TRANSFER_ENCODING) || h.getAll(HttpHeaderNames.CONTENT_LENGTH).size() > 1
+                    || message.toLowerCase(Locale.ROOT).contains("content-length");
+            return new RejectedHead(Reason.BAD_REQUEST, framing ? Refusals.Problem.AMBIGUOUS_FRAMING : Refusals.Problem.MALFORMED_HEAD,
+                    message, method);
         }
         String problem = framingProblem(request.headers());
         return problem == null ? null : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, problem, method);
@@ -142,10 +169,13 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
         return null;
     }
 
+    /** The connection closed: what Netty makes of the rest (a body cut short) is judged like the rest. */
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         if (!stopped && !expectHead) {
+            int before = out.size();
             super.decodeLast(ctx, in, out);
+            vet(in, out, before);
         }
     }
 
@@ -157,6 +187,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
 
     private void stop(ByteBuf in, List<Object> out, RejectedHead rejected) {
         stopped = true;
+        discarding = true;
         in.skipBytes(in.readableBytes());
         out.add(rejected);
     }

@@ -226,6 +226,8 @@ class AdmissionTest {
                         Mode.INTERCEPT, null, null),
                 new Row("TRACE to an inspected host", admission, inside("api.test", "TRACE", "/"), Reason.METHOD_REFUSED, Mode.INTERCEPT, null,
                         "allow[4]: api.test"),
+                new Row("trace, in lowercase", admission, inside("api.test", "trace", "/"), Reason.METHOD_REFUSED, Mode.INTERCEPT, null,
+                        "allow[4]: api.test"),
                 // Step 5: credentials.
                 new Row("every credential in scope is applied", admission, inside("api.test", "POST", "/v1/messages",
                         "x-api-key", "sk-api-sentinel"), Reason.ALLOWED, Mode.INTERCEPT, "api", "allow[4]: api.test"),
@@ -300,6 +302,31 @@ class AdmissionTest {
         assertEquals(Reason.SECRET_LEAK, verdict.reason());
         assertEquals("[redacted]", verdict.path());
         assertNotNull(verdict.refusal().hint());
+    }
+
+    /** A request refused for another reason first still has its secret kept out of the record, which names the leak. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedWhileLeaking")
+    void aSecretInARequestRefusedForAnotherReasonStaysOutOfTheVerdict(String name, RequestFacts facts, Reason reason) {
+        Verdict verdict = admission.decide(facts);
+        assertEquals(reason, verdict.reason(), name);
+        assertEquals("[redacted]", verdict.path(), name);
+        assertEquals(org.cyverse.mesa.egress.injector.Injection.Outcome.SECRET_LEAK, verdict.injection(), name);
+        String text = verdict + " " + verdict.refusal() + " " + verdict.host();
+        assertFalse(text.contains(API_SECRET), name + ": " + text);
+        assertFalse(text.toLowerCase(java.util.Locale.ROOT).contains(API_SECRET.toLowerCase(java.util.Locale.ROOT)), name + ": " + text);
+    }
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> refusedWhileLeaking() {
+        return Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of("a private literal, the secret in the path",
+                        get("http://10.1.2.3/" + API_SECRET + "/x"), Reason.ADDRESS_NOT_ALLOWED),
+                org.junit.jupiter.params.provider.Arguments.of("a host of no rule, the secret in the path",
+                        get("http://nowhere.test/keys/" + API_SECRET), Reason.HOST_NOT_ALLOWED),
+                org.junit.jupiter.params.provider.Arguments.of("a host of no rule, the secret in a header",
+                        get("http://nowhere.test/x", "X-Token", API_SECRET), Reason.HOST_NOT_ALLOWED),
+                org.junit.jupiter.params.provider.Arguments.of("a secret as the host name",
+                        get("http://" + API_SECRET + ".test/x"), Reason.HOST_NOT_ALLOWED));
     }
 
     @Test

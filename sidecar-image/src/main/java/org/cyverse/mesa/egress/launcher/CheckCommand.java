@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -21,6 +22,7 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.proxy.ProxyServer;
 
 /**
  * {@code check URL}: the verdict the running proxy's {@link Admission} gives, as one JSON object
@@ -29,8 +31,10 @@ import org.cyverse.mesa.egress.injector.SecretValues;
  * inside. User information in the URL is sent as Basic credentials, as curl and git send it.
  *
  * <p>Where it differs from the running proxy, by design: names are not resolved (IP literals do
- * go through the address guard), and no secret is fetched; every credential is taken to have a
- * value, so {@code secret_leak} and {@code credential_unavailable} never come of it.
+ * go through the address guard, with this host's own addresses refused as the proxy refuses its
+ * own), no secret is fetched (every credential is taken to have a value, so {@code secret_leak}
+ * and {@code credential_unavailable} never come of it), and the request carries only Host and the
+ * URL's Basic credentials, so a sentinel the agent would send in another header is not seen.
  */
 final class CheckCommand {
 
@@ -97,7 +101,8 @@ final class CheckCommand {
         List<Map.Entry<String, String>> headers = new ArrayList<>();
         int at = authority.lastIndexOf('@');
         if (at >= 0) {
-            String userInfo = uri.getUserInfo(); // percent-decoded, as curl and git send it
+            // As curl and git send it: the user information, percent-decoded, as Basic credentials.
+            String userInfo = URLDecoder.decode(authority.substring(0, at).replace("+", "%2B"), StandardCharsets.UTF_8);
             headers.add(Map.entry("Authorization",
                     "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8))));
             authority = authority.substring(at + 1);
@@ -105,17 +110,23 @@ final class CheckCommand {
         headers.add(0, Map.entry("Host", authority));
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         String pathAndQuery = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
-        Admission admission = new Admission(config, config.addressGuard(List.of()),
+        Admission admission = new Admission(config, config.addressGuard(ProxyServer.hostAddresses()),
                 List.of(new Injector(config.credentials(), SecretValues.assumedPresent())),
                 config.tls().intercept() != InterceptMode.NONE);
         if (scheme.equals("http")) {
             return admission.decide(RequestFacts.proxyRequest(method, "http://" + authority + pathAndQuery, headers));
         }
-        String connectTarget = uri.getPort() > 0 ? authority : authority + ":443";
+        String connectTarget = hasPort(authority) ? authority : authority + ":443";
         Verdict connect = admission.decide(RequestFacts.connect(connectTarget));
         if (!connect.allowed() || connect.mode() != Verdict.Mode.INTERCEPT) {
             return connect;
         }
         return admission.decide(RequestFacts.insideTunnel(connect.destination(), method, pathAndQuery, headers));
+    }
+
+    /** Whether {@code authority} ({@code host}, {@code host:port}, {@code [v6]} or {@code [v6]:port}) names a port. */
+    private static boolean hasPort(String authority) {
+        int close = authority.lastIndexOf(']');
+        return authority.indexOf(':', close + 1) >= 0;
     }
 }

@@ -127,6 +127,7 @@ class CheckAgreesWithProxyTest extends CommandTestBase {
                 row("plain http to a credential's host without its sentinel", "GET", "http://api.test:" + p + "/"),
                 row("CONNECT allowed, opaque", "GET", "https://open.test:" + q + "/echo"),
                 row("CONNECT of no rule", "GET", "https://nowhere.test:" + q + "/"),
+                row("a host with an underscore and a port", "GET", "https://under_score.test:" + q + "/"),
                 row("intercepted, credential injected", "POST", "https://api.test:" + q + "/echo", "x-api-key: sk-api-sentinel"),
                 row("intercepted, git's Basic sentinel", "GET", "https://x-access-token:proxy-injected@git.test:" + q + "/echo"),
                 row("intercepted, a sentinel headed to another host", "GET",

@@ -59,13 +59,15 @@ class TokenLifecycleTest extends OpenBaoTestBase {
 
     @Test
     void aFailedRenewalIsRetriedWithBackOff() throws Exception {
-        bao.kubernetesLogin("kubernetes", TOKEN_1, 3, true);
+        bao.kubernetesLogin("kubernetes", TOKEN_1, 6, true);
         bao.error("/v1/auth/token/renew-self", 503, "error-sealed.json");
         bao.kvRead(KV_PATH, "api_key", SECRET, 1);
         kubernetesSource().fetch(KV_REF);
 
-        // The first attempt at 2 s fails; the retry comes after a jittered 0.5 to 1 s, before the 3 s expiry.
-        await("a retried renew-self", 8, () -> renewals() >= 2);
+        // The first attempt at 4 s fails; the retry comes after a jittered 0.5 to 1 s, before the 6 s
+        // expiry. (With a 3 s TTL a loaded 2-core machine could start the first attempt late enough
+        // that the retry, never scheduled past the expiry, did not happen: the test flaked.)
+        await("a retried renew-self", 12, () -> renewals() >= 2);
         assertEquals(1, logins(), "a sealed OpenBao is waited out, not answered with a new login");
     }
 

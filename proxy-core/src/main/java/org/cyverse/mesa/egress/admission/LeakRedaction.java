@@ -1,0 +1,65 @@
+package org.cyverse.mesa.egress.admission;
+
+import java.util.List;
+import java.util.Objects;
+import org.cyverse.mesa.egress.admission.RequestFacts.Arrival;
+import org.cyverse.mesa.egress.injector.CredentialStep;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.OutgoingRequest;
+
+/** Keeps real secret values out of the verdicts of refused requests (SPEC.md: never in an audit record or an error body). */
+final class LeakRedaction {
+
+    private final List<CredentialStep> steps;
+
+    LeakRedaction(List<CredentialStep> steps) {
+        this.steps = steps;
+    }
+
+    /** {@code text} with every secret value every credential kind holds replaced by its stand-in. */
+    String scrub(String text) {
+        for (CredentialStep step : steps) {
+            text = step.scrub(text);
+        }
+        return text;
+    }
+
+    /**
+     * A request refused before (or other than by) step 5 may still carry a real secret, in its
+     * path, its host name or a header: it is looked for as step 5 would, and when found the audit
+     * record gets the path {@code [redacted]}, the host and the answer scrubbed, and the leaked
+     * credential's name (and the leak is counted), while the reason stays the first step's, as
+     * SPEC.md's order says.
+     */
+    Verdict of(VerdictDraft draft, RequestFacts facts, Verdict refused) {
+        Injection leak = null;
+        if (draft.destination != null) {
+            OutgoingRequest probe = new OutgoingRequest(facts.arrival() == Arrival.INSIDE_TUNNEL, draft.destination, facts.method(),
+                    draft.pathAndQuery == null ? "/" : draft.pathAndQuery, facts.headers());
+            for (CredentialStep step : steps) {
+                Injection injection = step.apply(probe);
+                if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
+                    leak = injection;
+                    break;
+                }
+            }
+        }
+        Refusal r = refused.refusal();
+        Refusal clean = new Refusal(r.status(), r.reason(), scrub(r.error()), r.host() == null ? null : scrub(r.host()), scrub(r.hint()),
+                r.rule());
+        String host = draft.host == null ? null : scrub(draft.host);
+        String path = draft.path == null ? null : scrub(draft.path);
+        if (leak == null && clean.equals(r) && Objects.equals(host, draft.host) && Objects.equals(path, draft.path)) {
+            return refused;
+        }
+        draft.host = host;
+        if (draft.path != null) {
+            draft.path = "[redacted]";
+        }
+        if (leak != null) {
+            draft.credential = leak.credential();
+            draft.injection = Injection.Outcome.SECRET_LEAK;
+        }
+        return draft.refuse(clean, refused.unreadable());
+    }
+}
