@@ -184,8 +184,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         Exchange exchange = newExchange(request.method().name());
         ProxyState snapshot = proxy.state();
         if (HttpMethod.CONNECT.equals(request.method())) {
-            Verdict verdict = snapshot.admission().decide(RequestFacts.connect(request.uri()));
-            exchange.decided(verdict);
+            Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
             if (!verdict.allowed()) {
                 answer(exchange, verdict.refusal(), true);
                 return;
@@ -205,11 +204,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         String method = request.method().name();
         RequestFacts facts = intercepted == null ? RequestFacts.proxyRequest(method, request.uri(), entries)
                 : RequestFacts.insideTunnel(intercepted, method, request.uri(), entries);
-        Verdict verdict = snapshot.admission().decide(facts);
-        exchange.decided(verdict);
-        if (verdict.injection() != null) {
-            proxy.metrics.injection(verdict.credential() == null ? "" : verdict.credential(), verdict.injection().label());
-        }
+        Verdict verdict = decide(snapshot, facts, exchange);
         if (!verdict.allowed()) {
             answer(exchange, verdict.refusal(), verdict.unreadable() || closeAfterRefusal(request));
             return;
@@ -232,6 +227,16 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request, outgoing,
                 intercepted != null, out.bodySubstitution(), keepAlive);
         forward.start(reuse);
+    }
+
+    /** The admission's verdict, recorded on the exchange and, where credentials were involved, in the metrics. */
+    private Verdict decide(ProxyState snapshot, RequestFacts facts, Exchange exchange) {
+        Verdict verdict = snapshot.admission().decide(facts);
+        exchange.decided(verdict);
+        if (verdict.injection() != null) {
+            proxy.metrics.injection(verdict.credential() == null ? "" : verdict.credential(), verdict.injection().label());
+        }
+        return verdict;
     }
 
     @Override
