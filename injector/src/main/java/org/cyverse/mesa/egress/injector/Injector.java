@@ -166,11 +166,9 @@ public final class Injector implements CredentialStep {
         Map<String, Secret> body = new LinkedHashMap<>();
         List<String> setHeaders = new ArrayList<>();
         List<Injection.Applied> done = new ArrayList<>();
-        List<String> names = new ArrayList<>();
         for (CredentialSpec c : applied) {
             Secret secret = secrets.get(c.name());
             List<String> actions = new ArrayList<>();
-            names.add(c.name());
             if (sentinelAt.containsKey(c.name())) {
                 for (int i = 0; i < headers.size(); i++) {
                     Map.Entry<String, String> h = headers.get(i);
@@ -191,7 +189,7 @@ public final class Injector implements CredentialStep {
             done.add(new Injection.Applied(c.name(), actions));
         }
         return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body, done,
-                "injected " + String.join(", ", names));
+                "injected " + String.join(", ", applied.stream().map(CredentialSpec::name).toList()));
     }
 
     /** Whether any credential's scope covers this host and port (the proxy intercepts those under {@code auto}). */

@@ -175,11 +175,9 @@ public final class Admission {
         return request(draft, facts, tunnel, pathAndQuery, true);
     }
 
-    /** Steps 3-5 for a request whose destination is known. */
+    /** Steps 3-5 for a request whose destination is known; its callers have set the draft's path. */
     private Verdict request(VerdictDraft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
         draft.at(destination);
-        draft.pathAndQuery = pathAndQuery;
-        draft.path = RequestTarget.pathOf(pathAndQuery);
         String method = facts.method();
         Decision decision = config.policy().decide(new Target(destination, method, draft.path));
         draft.policy = decision;
@@ -196,7 +194,7 @@ public final class Admission {
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
         OutgoingRequest outgoing = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
-        Map<String, Secret> body = new LinkedHashMap<>();
+        Map<String, Secret> body = Map.of(); // a map of its own only when a credential substitutes in the body
         List<Injection.Applied> applied = new ArrayList<>();
         for (CredentialStep step : steps) {
             Injection injection = step.apply(outgoing);
@@ -209,7 +207,10 @@ public final class Admission {
                 return draft.refuse(credentialRefusal(draft, injection, destination));
             }
             applied.addAll(injection.applied());
-            injection.bodySubstitution().forEach(body::putIfAbsent);
+            if (!injection.bodySubstitution().isEmpty()) {
+                body = body.isEmpty() ? new LinkedHashMap<>() : body;
+                injection.bodySubstitution().forEach(body::putIfAbsent);
+            }
             outgoing = new OutgoingRequest(tls, destination, method, injection.pathAndQuery(), injection.headers());
         }
         draft.applied = applied;
