@@ -27,6 +27,8 @@ public final class KeepAliveHttpsClient implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
     private final byte[] request;
+    private final String target;
+    private final String authority;
     private long lastBodyBytes;
 
     /** @param target the request target: a path (origin-form), or an absolute URI for a forward proxy */
@@ -34,6 +36,8 @@ public final class KeepAliveHttpsClient implements AutoCloseable {
         this.socket = socket;
         this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
         this.out = socket.getOutputStream();
+        this.target = target;
+        this.authority = authority;
         this.request = ("GET " + target + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: mesa-egress-bench\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
     }
@@ -100,6 +104,19 @@ public final class KeepAliveHttpsClient implements AutoCloseable {
     public int get() throws IOException {
         out.write(request);
         out.flush();
+        return response();
+    }
+
+    /** A POST of {@code body} (with its Content-Length and type), read as {@link #get} reads. */
+    public int post(byte[] body, String contentType) throws IOException {
+        out.write(("POST " + target + " HTTP/1.1\r\nHost: " + authority + "\r\nUser-Agent: mesa-egress-bench\r\nContent-Type: "
+                + contentType + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+        return response();
+    }
+
+    private int response() throws IOException {
         Head head = Head.read(in);
         if (head.chunked) {
             lastBodyBytes = skipChunks();

@@ -46,6 +46,7 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel server;
     private volatile String lastWatched;
+    private volatile long lastRequestBodyBytes;
 
     /**
      * @param tls the server's certificate and key, or {@code null} for plain http
@@ -72,7 +73,7 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
                         if (ssl != null) {
                             ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
                         }
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024), new Responder());
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024 * 1024), new Responder());
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
@@ -88,6 +89,11 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
     }
 
     /** Connections accepted so far. */
+    /** The body length of the last request. */
+    public long lastRequestBodyBytes() {
+        return lastRequestBodyBytes;
+    }
+
     public long connections() {
         return connections.get();
     }
@@ -108,6 +114,7 @@ public final class LoopbackHttpsUpstream implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             requests.incrementAndGet();
             lastWatched = request.headers().get(watchedHeader);
+            lastRequestBodyBytes = request.content().readableBytes();
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     Unpooled.wrappedBuffer(body));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);

@@ -81,8 +81,17 @@ public record MesaConfig(
         }
     }
 
-    /** {@code limits:}. */
-    public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout) {}
+    /**
+     * {@code limits:}.
+     *
+     * @param scanHoldBytes request body bytes held back until scanned for secrets and sentinels:
+     *     a body up to this size reaches the upstream only once all of it was found clean
+     */
+    public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes) {
+
+        /** SPEC.md's default for {@code scan_hold_bytes}: 1 MiB. */
+        public static final int DEFAULT_SCAN_HOLD_BYTES = 1 << 20;
+    }
 
     /** The config file's {@code allow} entries, named {@code allow[i]}, as the policy holds them. */
     public List<Rule> allow() {

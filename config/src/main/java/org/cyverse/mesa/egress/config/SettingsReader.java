@@ -14,7 +14,7 @@ final class SettingsReader {
     static final List<String> NETWORK_KEYS = List.of("allow_private", "dns_timeout", "connect_timeout");
     static final List<String> TLS_KEYS = List.of("ca_cert", "ca_key", "upstream_ca", "intercept");
     static final List<String> AUDIT_KEYS = List.of("sink");
-    static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout");
+    static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes");
 
     /** Where the interception CA is created when the config names none, relative to the base directory. */
     static final String DEFAULT_CA_DIR = ".mesa-egress";
@@ -105,6 +105,7 @@ final class SettingsReader {
                 limits.integer("max_connections", 4096, 1, Integer.MAX_VALUE),
                 limits.integer("max_header_bytes", 65536, 1024, 1048576),
                 limits.duration("header_timeout", Duration.ofSeconds(10)),
-                limits.duration("idle_timeout", Duration.ofSeconds(60)));
+                limits.duration("idle_timeout", Duration.ofSeconds(60)),
+                limits.integer("scan_hold_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_BYTES, 0, 64 << 20));
     }
 }

@@ -39,7 +39,7 @@ class BrokenConfigTest {
             version-wrong.yaml | 1: version: | must be 1
             unknown-key.yaml | 2: profil: | did you mean "profile"?
             unknown-nested-key.yaml | 4: allow[0].port: | did you mean "ports"?
-            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout)
+            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout, scan_hold_bytes)
             duplicate-key.yaml | 3: profile: | duplicate key (first at line 2)
             wrong-type-list.yaml | 2: allow: | expected a list, got the string "example.org"
             wrong-type-ports.yaml | 4: allow[0].ports: | expected a list, got the number 443; write [443]
@@ -69,6 +69,7 @@ class BrokenConfigTest {
             tls-intercept-bad.yaml | 3: tls.intercept: | must be auto, all or none
             audit-sink-empty.yaml | 3: audit.sink: | must be stdout or a file path
             limits-header-bytes.yaml | 3: limits.max_header_bytes: | must be between 1024 and 1048576, got 100
+            limits-scan-hold-bytes.yaml | 3: limits.scan_hold_bytes: | must be between 0 and 67108864, got 1073741824
             limits-connections-zero.yaml | 3: limits.max_connections: | must be at least 1, got 0
             credential-entry-not-map.yaml | 3: credentials[0]: | expected a map such as {name: anthropic
             credential-name-missing.yaml | 3: credentials[0].name: | is required

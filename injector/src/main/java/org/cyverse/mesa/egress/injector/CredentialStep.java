@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.injector;
 
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
+
 /**
  * One kind of credential handling in SPEC.md decision step 5, as the admission runs it: given the
  * request as it would go out, refuse it or rewrite it, and say which credentials it applied and
@@ -10,6 +12,15 @@ public interface CredentialStep {
 
     /** Decides and rewrites one request. Pure apart from reading current values; thread-safe. */
     Injection apply(OutgoingRequest request);
+
+    /**
+     * What to look for in this request's body before any of it leaves (SPEC.md step 5 for
+     * bodies): the values this kind holds, and the sentinels of its credentials that do not cover
+     * the request. Called with the request as the client sent it. Nothing by default.
+     */
+    default ScanPlan bodyScan(OutgoingRequest request) {
+        return ScanPlan.EMPTY;
+    }
 
     /** {@code text} with every secret value this kind holds replaced by its stand-in (for audit records and answers). */
     default String scrub(String text) {

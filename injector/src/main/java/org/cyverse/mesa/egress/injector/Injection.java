@@ -14,9 +14,12 @@ import java.util.Map;
  *     sentinel bytes to secret bytes; empty otherwise
  * @param applied when injected: every credential applied, in config order, with what it did
  * @param detail for the refusal's message and the log; never contains a secret value
+ * @param place where a refused request carried the sentinel or secret, as the audit record's
+ *     {@code place} names it ({@code header}, {@code query}, {@code path}, {@code body}, {@code host},
+ *     {@code method}); {@code null} otherwise
  */
 public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
-        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail) {
+        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place) {
 
     /**
      * One credential put on a request.
@@ -74,6 +77,7 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
      */
     @Override
     public String toString() {
-        return "Injection[outcome=" + outcome + ", credential=" + credential + ", applied=" + applied + ", detail=" + detail + "]";
+        return "Injection[outcome=" + outcome + ", credential=" + credential + ", applied=" + applied + ", detail=" + detail
+                + ", place=" + place + "]";
     }
 }

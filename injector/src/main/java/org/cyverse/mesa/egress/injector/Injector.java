@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.injector.RequestPlaces.Needle;
 import org.cyverse.mesa.egress.injector.RequestPlaces.Place;
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
  * Decides, per request, which credential applies and rewrites the request for it (SPEC.md step 5):
@@ -42,6 +43,7 @@ public final class Injector implements CredentialStep {
     private final SecretValues store;
     /** Each credential's sentinel as searched for, by credential name: fixed by the config. */
     private final Map<String, Needle> sentinelNeedles;
+    private final BodyScanPlans bodyPlans;
     /**
      * The secrets' needles of the last request, with the values they were made from: a request
      * whose store values are the same objects reuses them instead of re-encoding every secret.
@@ -77,6 +79,13 @@ public final class Injector implements CredentialStep {
             }
         }
         this.sentinelNeedles = Map.copyOf(sentinels);
+        this.bodyPlans = new BodyScanPlans(this.credentials, store);
+    }
+
+    /** Every value each credential has held, and the sentinels of the credentials this request is outside of. */
+    @Override
+    public ScanPlan bodyScan(OutgoingRequest request) {
+        return bodyPlans.plan(request.destination(), request.method(), RequestPlaces.path(request.pathAndQuery()));
     }
 
     /** Decides and rewrites one request; see the class comment for the order of the checks. */
@@ -96,18 +105,20 @@ public final class Injector implements CredentialStep {
             for (Map.Entry<CredentialSpec, Needle> e : secretNeedles.entrySet()) {
                 CredentialSpec c = e.getKey();
                 if (e.getValue().in(place)) {
-                    return refusal(Injection.Outcome.SECRET_LEAK, c, "the request carries the real secret of credential "
+                    return refusal(Injection.Outcome.SECRET_LEAK, c, place.code(), "the request carries the real secret of credential "
                             + c.name() + " in " + place.label() + "; agents hold sentinels, never real keys");
                 }
             }
         }
 
+        Map<String, Place> sentinelIn = new HashMap<>();
         Map<String, String> sentinelAt = new HashMap<>();
         for (CredentialSpec c : credentials) {
             Needle sentinel = sentinelNeedles.get(c.name());
-            String where = sentinel == null ? null : firstPlace(sentinel, places);
+            Place where = sentinel == null ? null : firstPlace(sentinel, places);
             if (where != null) {
-                sentinelAt.put(c.name(), where);
+                sentinelIn.put(c.name(), where);
+                sentinelAt.put(c.name(), where.label());
             }
         }
 
@@ -121,7 +132,7 @@ public final class Injector implements CredentialStep {
             }
             String miss = CredentialReach.miss(c, destination, request.method(), path);
             if (miss != null) {
-                return refusal(Injection.Outcome.MISMATCH, c, "a sentinel of credential " + c.name() + " in " + where
+                return refusal(Injection.Outcome.MISMATCH, c, sentinelIn.get(c.name()).code(), "a sentinel of credential " + c.name() + " in " + where
                         + " is headed to " + destination.authority() + ", outside the credential's scope (" + miss + ")");
             }
         }
@@ -131,7 +142,7 @@ public final class Injector implements CredentialStep {
         if (!request.tls()) {
             for (CredentialSpec c : credentials) {
                 if (sentinelAt.containsKey(c.name()) && !c.allowPlaintext()) {
-                    return refusal(Injection.Outcome.PLAINTEXT, c, "a sentinel of credential " + c.name() + " in "
+                    return refusal(Injection.Outcome.PLAINTEXT, c, sentinelIn.get(c.name()).code(), "a sentinel of credential " + c.name() + " in "
                             + sentinelAt.get(c.name()) + " would be replaced over plain http; use https");
                 }
             }
@@ -146,7 +157,7 @@ public final class Injector implements CredentialStep {
                 if (!secrets.containsKey(c.name())) {
                     // Never forward without it: the upstream would answer 401 and the agent
                     // would retry, or worse, the sentinel would be taken for a real key.
-                    return refusal(Injection.Outcome.UNAVAILABLE, c, "credential " + c.name()
+                    return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
                             + " has no valid value now (not fetched yet, failed, expired or revoked)");
                 }
                 applied.add(c);
@@ -154,7 +165,7 @@ public final class Injector implements CredentialStep {
         }
         if (applied.isEmpty()) {
             return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
-                    "no credential applies");
+                    "no credential applies", null);
         }
         return inject(request, applied, secrets, sentinelAt);
     }
@@ -189,7 +200,7 @@ public final class Injector implements CredentialStep {
             done.add(new Injection.Applied(c.name(), actions));
         }
         return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body, done,
-                "injected " + String.join(", ", applied.stream().map(CredentialSpec::name).toList()));
+                "injected " + String.join(", ", applied.stream().map(CredentialSpec::name).toList()), null);
     }
 
     /** Whether any credential's scope covers this host and port (the proxy intercepts those under {@code auto}). */
@@ -288,16 +299,16 @@ public final class Injector implements CredentialStep {
         return secrets;
     }
 
-    private static String firstPlace(Needle needle, List<Place> places) {
+    private static Place firstPlace(Needle needle, List<Place> places) {
         for (Place place : places) {
             if (needle.in(place)) {
-                return place.label();
+                return place;
             }
         }
         return null;
     }
 
-    private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail) {
-        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail);
+    private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String place, String detail) {
+        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, place);
     }
 }

@@ -26,8 +26,9 @@ final class RequestPlaces {
 
     /**
      * @param label where, for a refusal's detail: never quotes content that might hold a value
+     * @param code the audit record's {@code place}: {@code host}, {@code method}, {@code header}, {@code path}, {@code query}
      */
-    record Place(String label, String text, Form form) {}
+    record Place(String label, String text, Form form, String code) {}
 
     /** A value searched for: as text, and as the UTF-8 bytes that decoded places hold. */
     record Needle(String text, String bytes, String lower) {
@@ -52,31 +53,31 @@ final class RequestPlaces {
     /** The places of {@code request}, header names first so that a label naming a header is checked before it is used. */
     static List<Place> of(OutgoingRequest request) {
         List<Place> places = new ArrayList<>();
-        places.add(new Place("the destination host name", request.destination().host(), Form.HOST));
-        places.add(new Place("the method", request.method(), Form.CHARS));
+        places.add(new Place("the destination host name", request.destination().host(), Form.HOST, "host"));
+        places.add(new Place("the method", request.method(), Form.CHARS, "method"));
         for (Map.Entry<String, String> header : request.headers()) {
-            places.add(new Place("a header name", header.getKey(), Form.CHARS));
+            places.add(new Place("a header name", header.getKey(), Form.CHARS, "header"));
         }
         for (Map.Entry<String, String> header : request.headers()) {
             String where = "header " + shortName(header.getKey());
             String value = header.getValue();
-            places.add(new Place(where, value, Form.CHARS));
+            places.add(new Place(where, value, Form.CHARS, "header"));
             if (value.indexOf('%') >= 0) {
-                places.add(new Place(where + " (percent-decoded)", PercentText.of(value).decoded(), Form.BYTES));
+                places.add(new Place(where + " (percent-decoded)", PercentText.of(value).decoded(), Form.BYTES, "header"));
             }
             BasicCredentials basic = BasicCredentials.parse(value);
             if (basic != null) {
-                places.add(new Place(where + " (Basic credentials)", basic.decoded(), Form.BYTES));
+                places.add(new Place(where + " (Basic credentials)", basic.decoded(), Form.BYTES, "header"));
             }
         }
         String pathAndQuery = request.pathAndQuery();
         String path = path(pathAndQuery);
-        places.add(new Place("the path", path, Form.CHARS));
-        places.add(new Place("the path (percent-decoded)", PercentText.of(path).decoded(), Form.BYTES));
+        places.add(new Place("the path", path, Form.CHARS, "path"));
+        places.add(new Place("the path (percent-decoded)", PercentText.of(path).decoded(), Form.BYTES, "path"));
         if (path.length() < pathAndQuery.length()) {
             String query = pathAndQuery.substring(path.length() + 1);
-            places.add(new Place("the query", query, Form.CHARS));
-            places.add(new Place("the query (percent-decoded)", PercentText.of(query).decoded(), Form.BYTES));
+            places.add(new Place("the query", query, Form.CHARS, "query"));
+            places.add(new Place("the query (percent-decoded)", PercentText.of(query).decoded(), Form.BYTES, "query"));
         }
         return places;
     }

@@ -37,7 +37,7 @@ class SecretTest {
                 "/v1?key=" + VALUE, List.of(Map.entry("x-api-key", VALUE)));
         Injection injection = new Injection(Injection.Outcome.INJECTED, "c", "/v1?key=" + VALUE,
                 List.of(Map.entry("x-api-key", VALUE)), Map.of("s", Secret.of(VALUE)),
-                List.of(new Injection.Applied("c", List.of("header x-api-key set"))), "injected c");
+                List.of(new Injection.Applied("c", List.of("header x-api-key set"))), "injected c", null);
 
         Leaks.assertClean(request.toString(), VALUE);
         Leaks.assertClean(injection.toString(), VALUE);

@@ -19,6 +19,7 @@ import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
  * The decision of SPEC.md ("How a request is decided"), steps 2-5, as one function without a
@@ -36,7 +37,9 @@ import org.cyverse.mesa.egress.injector.Secret;
  *   <li>an IP literal goes through the address guard here; names are resolved and vetted by the
  *       dialer, once, after the verdict (so {@code check}, which resolves nothing, stops here);
  *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential); then
- *       every {@link CredentialStep} in turn refuses the request or rewrites it.
+ *       every {@link CredentialStep} in turn refuses the request or rewrites it, and says what its
+ *       body must be found free of ({@link Verdict.Outgoing#bodyScans}); the body is scanned as it
+ *       arrives, by the proxy, before any of it leaves.
  * </ol>
  *
  * Immutable and thread-safe: one instance per config snapshot.
@@ -193,7 +196,8 @@ public final class Admission {
             // TRACE echoes the request, injected credentials included, back to the client.
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
-        OutgoingRequest outgoing = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
+        OutgoingRequest sent = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
+        OutgoingRequest outgoing = sent;
         Map<String, Secret> body = Map.of(); // a map of its own only when a credential substitutes in the body
         List<Injection.Applied> applied = new ArrayList<>();
         for (CredentialStep step : steps) {
@@ -204,6 +208,7 @@ public final class Admission {
                 draft.credential = injection.credential();
             }
             if (injection.refused()) {
+                draft.place = injection.place();
                 return draft.refuse(credentialRefusal(draft, injection, destination));
             }
             applied.addAll(injection.applied());
@@ -217,7 +222,16 @@ public final class Admission {
         if (trace && !applied.isEmpty()) {
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
-        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body));
+        List<ScanPlan> scans = List.of();
+        for (CredentialStep step : steps) {
+            // The body as the client sent it: an in-scope sentinel the proxy substitutes is no finding.
+            ScanPlan plan = step.bodyScan(sent);
+            if (!plan.isEmpty()) {
+                scans = scans.isEmpty() ? new ArrayList<>() : scans;
+                scans.add(plan);
+            }
+        }
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans));
     }
 
     private Refusal credentialRefusal(VerdictDraft draft, Injection injection, Destination destination) {

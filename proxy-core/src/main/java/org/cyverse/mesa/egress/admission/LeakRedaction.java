@@ -57,6 +57,7 @@ final class LeakRedaction {
             draft.path = "[redacted]";
         }
         if (leak != null) {
+            draft.place = leak.place();
             draft.credential = leak.credential();
             draft.injection = Injection.Outcome.SECRET_LEAK;
         }

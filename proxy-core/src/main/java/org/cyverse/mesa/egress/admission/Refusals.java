@@ -29,6 +29,9 @@ public final class Refusals {
                 "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)"),
         /** A request body the decoder could not frame: a bad chunk size or chunk, a body cut short. */
         MALFORMED_BODY("malformed request body", "send the body with a valid Content-Length or well-formed chunks"),
+        /** A body in a content coding the proxy cannot decode (to a credential's host), malformed, or inflating without end. */
+        UNSCANNABLE_BODY("request body the proxy cannot scan for secrets",
+                "send the body uncompressed or in gzip, deflate, br or zstd; the proxy reads every body it forwards"),
         /** Framing that two parsers could read differently (RFC 9112 section 6.1, 11.2). */
         AMBIGUOUS_FRAMING("ambiguous request framing", "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both"),
         /** An opaque tunnel whose first bytes are not a TLS ClientHello (answered by closing). */

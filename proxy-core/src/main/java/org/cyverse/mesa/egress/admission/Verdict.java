@@ -8,6 +8,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
  * What {@link Admission#decide} made of one request: allowed (with what to send) or refused (with
@@ -29,10 +30,12 @@ import org.cyverse.mesa.egress.injector.Secret;
  * @param refusal the answer, or {@code null} when allowed
  * @param unreadable whether the refusal came from a target the proxy could not parse, after which
  *     the rest of the connection's input cannot be trusted either
+ * @param place where a refused request carried a secret or a sentinel ({@code header}, {@code query}, {@code path},
+ *     {@code host}, {@code method}), or {@code null}
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable) {
+        Refusal refusal, boolean unreadable, String place) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -50,11 +53,15 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      * The request to send upstream: origin-form, hop-by-hop fields removed, credentials applied.
      *
      * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
+     * @param bodyScans what the body must be found free of before it leaves, one plan per credential
+     *     kind that has something to look for; empty when there is nothing
      */
-    public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution) {
+    public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
+            List<ScanPlan> bodyScans) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);
+            bodyScans = List.copyOf(bodyScans);
         }
 
         /** Without the path, the query or header values: once injected they hold the real secret. */

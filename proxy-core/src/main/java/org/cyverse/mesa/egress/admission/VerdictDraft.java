@@ -26,6 +26,7 @@ final class VerdictDraft {
     String credential;
     Injection.Outcome injection;
     List<Injection.Applied> applied = List.of();
+    String place;
 
     VerdictDraft(Mode mode, String method) {
         this.mode = mode;
@@ -57,6 +58,6 @@ final class VerdictDraft {
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
         String audited = host != null ? host : refusal == null ? null : refusal.host();
         return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                outgoing, refusal, unreadable);
+                outgoing, refusal, unreadable, place);
     }
 }

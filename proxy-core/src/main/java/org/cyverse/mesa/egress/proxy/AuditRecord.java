@@ -5,10 +5,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
  * One line of the audit log (SPEC.md "Audit log"): one per request, one per CONNECT for opaque
- * tunnels. Never a secret, never a query string: {@code path} is the path alone.
+ * tunnels. Never a secret, never a query string: {@code path} is the path alone. {@code place} is
+ * where a {@code secret_leak} or {@code credential_endpoint_mismatch} was found ({@code header},
+ * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}), {@code null} otherwise.
  */
 @JsonPropertyOrder({"ts", "profile", "client", "mode", "method", "scheme", "host", "port", "path", "decision",
-        "reason", "rule", "credential", "status", "bytes_up", "bytes_down", "duration_ms"})
+        "reason", "rule", "credential", "place", "status", "bytes_up", "bytes_down", "duration_ms"})
 public record AuditRecord(
         String ts,
         String profile,
@@ -23,6 +25,7 @@ public record AuditRecord(
         String reason,
         String rule,
         String credential,
+        String place,
         int status,
         @JsonProperty("bytes_up") long bytesUp,
         @JsonProperty("bytes_down") long bytesDown,

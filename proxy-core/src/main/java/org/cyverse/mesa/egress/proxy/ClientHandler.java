@@ -26,6 +26,7 @@ import org.cyverse.mesa.egress.admission.RequestFacts;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.body.RequestBodyScan;
 
 /**
  * One client connection while it speaks HTTP: takes each request head in turn, has the
@@ -90,7 +91,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     public void channelActive(ChannelHandlerContext ctx) {
         if (ConnectionGate.overLimit(ctx.channel())) {
             int max = proxy.state().config().limits().maxConnections();
-            answer(newExchange(null), Refusals.of(Reason.OVERLOADED, null, proxy.state().profile(), "limit " + max), true);
+            answer(Exchange.begin(proxy, ctx.channel(), null), Refusals.of(Reason.OVERLOADED, null, proxy.state().profile(), "limit " + max), true);
             return;
         }
         ctx.read();
@@ -177,11 +178,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         }
         timers.busy();
         if (msg instanceof RejectedHead rejected) {
-            answer(newExchange(rejected.method()), rejected.refusal(proxy.state().profile()), true);
+            answer(Exchange.begin(proxy, ctx.channel(), rejected.method()), rejected.refusal(proxy.state().profile()), true);
             return;
         }
         HttpRequest request = (HttpRequest) msg;
-        Exchange exchange = newExchange(request.method().name());
+        Exchange exchange = Exchange.begin(proxy, ctx.channel(), request.method().name());
         ProxyState snapshot = proxy.state();
         if (HttpMethod.CONNECT.equals(request.method())) {
             Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
@@ -210,6 +211,13 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
             return;
         }
         Verdict.Outgoing out = verdict.outgoing();
+        RequestBodyGate gate;
+        try {
+            gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination());
+        } catch (RequestBodyScan.UnscannableException e) {
+            answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
+            return;
+        }
         HttpRequest outgoing = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), out.pathAndQuery(),
                 DefaultHttpHeadersFactory.headersFactory().newHeaders());
         for (Map.Entry<String, String> header : out.headers()) {
@@ -225,7 +233,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         idleUpstream = null;
         state = State.FORWARDING;
         forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request, outgoing,
-                intercepted != null, out.bodySubstitution(), keepAlive);
+                intercepted != null, gate, keepAlive);
         forward.start(reuse);
     }
 
@@ -233,9 +241,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     private Verdict decide(ProxyState snapshot, RequestFacts facts, Exchange exchange) {
         Verdict verdict = snapshot.admission().decide(facts);
         exchange.decided(verdict);
-        if (verdict.injection() != null) {
-            proxy.metrics.injection(verdict.credential() == null ? "" : verdict.credential(), verdict.injection().label());
-        }
+        proxy.metrics.credentials(verdict);
         return verdict;
     }
 
@@ -287,11 +293,6 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
 
     /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
     private static boolean closeAfterRefusal(HttpRequest request) {
-        return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0
-                || !HttpUtil.isKeepAlive(request);
-    }
-
-    private Exchange newExchange(String method) {
-        return Exchange.begin(proxy, ctx.channel(), method);
+        return RequestBodyGate.hasBody(request) || !HttpUtil.isKeepAlive(request);
     }
 }

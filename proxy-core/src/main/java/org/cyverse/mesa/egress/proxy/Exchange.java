@@ -22,6 +22,9 @@ final class Exchange {
     private Verdict verdict;
     private Verdict.Mode mode = Verdict.Mode.FORWARD;
     private boolean finished;
+    /** A finding in the body, after the verdict: the credential and place the record names instead of the verdict's. */
+    private String bodyCredential;
+    private String bodyPlace;
     long bytesUp;
     long bytesDown;
 
@@ -46,6 +49,12 @@ final class Exchange {
     void decided(Verdict decided) {
         verdict = decided;
         mode = decided.mode();
+    }
+
+    /** A secret or an out-of-scope sentinel of {@code credential} was found in the body, in {@code place}. */
+    void foundInBody(String credential, String place) {
+        bodyCredential = credential;
+        bodyPlace = place;
     }
 
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
@@ -73,8 +82,8 @@ final class Exchange {
         String rule = refusedRule != null ? refusedRule : v == null ? null : v.rule();
         proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(), v != null ? v.method() : method,
                 v == null ? null : v.scheme(), host, v == null ? null : v.port(), v == null ? null : v.path(),
-                allowed ? "allow" : "deny", reason.code(), rule, v == null ? null : v.credential(), status, bytesUp, bytesDown,
-                nanos / 1_000_000));
+                allowed ? "allow" : "deny", reason.code(), rule, bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
+                bodyPlace != null ? bodyPlace : v == null ? null : v.place(), status, bytesUp, bytesDown, nanos / 1_000_000));
     }
 
     boolean finished() {

@@ -5,8 +5,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -14,13 +12,10 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import java.util.Map;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
-import org.cyverse.mesa.egress.injector.Secret;
-import org.cyverse.mesa.egress.injector.StreamReplacer;
 
 /**
  * One admitted request relayed to its upstream and its response relayed back, both streamed with
@@ -34,9 +29,6 @@ final class ForwardExchange implements UpstreamListener {
 
     private enum Phase { CONNECTING, ACTIVE, DONE }
 
-    /** The request body's way upstream: the next chunk may be taken, one (the last) is being written, all sent. */
-    private enum Upload { READY, WRITING, WRITING_LAST, SENT }
-
     /** The response's way back: no head yet, an interim (1xx) response, the final one, all of it written. */
     private enum Download { AWAITING, INTERIM, STREAMING, COMPLETE }
 
@@ -47,14 +39,14 @@ final class ForwardExchange implements UpstreamListener {
     private final Exchange exchange;
     private final Destination destination;
     private final HttpRequest request;
-    private final HttpRequest outgoing;
     private final boolean tls;
     private final boolean requestHasBody;
     private final boolean clientKeepAlive;
-    private final StreamReplacer requestReplacer;
+    /** Whether a credential covers the destination: its answers are decoded to be scrubbed. */
+    private final boolean credentialHost;
+    private final RequestUpload upload;
 
     private Phase phase = Phase.CONNECTING;
-    private Upload upload = Upload.READY;
     private Download download = Download.AWAITING;
     private UpstreamLink link;
     private ResponseFraming framing;
@@ -64,10 +56,10 @@ final class ForwardExchange implements UpstreamListener {
      * @param request the client's request head (its version and method)
      * @param outgoing the head to send: origin-form, hop-by-hop fields removed, credentials applied
      * @param tls whether the upstream is reached over TLS (an intercepted CONNECT)
-     * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
+     * @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it)
      */
     ForwardExchange(ProxyContext proxy, ExchangeOwner owner, ChannelHandlerContext ctx, ProxyState state, Exchange exchange,
-            Destination destination, HttpRequest request, HttpRequest outgoing, boolean tls, Map<String, Secret> bodySubstitution,
+            Destination destination, HttpRequest request, HttpRequest outgoing, boolean tls, RequestBodyGate gate,
             boolean clientKeepAlive) {
         this.proxy = proxy;
         this.owner = owner;
@@ -76,15 +68,16 @@ final class ForwardExchange implements UpstreamListener {
         this.exchange = exchange;
         this.destination = destination;
         this.request = request;
-        this.outgoing = outgoing;
         this.tls = tls;
-        this.requestHasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
-        this.requestReplacer = requestHasBody && !bodySubstitution.isEmpty() ? BodyRewriting.sentinelsToSecrets(bodySubstitution) : null;
+        this.requestHasBody = RequestBodyGate.hasBody(request);
+        this.credentialHost = state.injector().hasCredentialFor(destination);
+        this.upload = new RequestUpload(owner, outgoing, gate, new UploadEvents());
         this.clientKeepAlive = clientKeepAlive;
     }
 
     /** Sends the request head on {@code reuse}, or on a new connection dialed now. */
     void start(UpstreamLink reuse) {
+        upload.continueIfHeld(ctx, request);
         if (reuse != null) {
             attach(reuse);
             return;
@@ -110,52 +103,43 @@ final class ForwardExchange implements UpstreamListener {
         link = upstream;
         phase = Phase.ACTIVE;
         link.handler.listener = this;
-        // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
-        outgoing.headers().set(HttpHeaderNames.HOST, destination.hostField(tls ? 443 : 80));
-        if (requestReplacer != null) {
-            // The body changes length: send it chunked.
-            outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
-            outgoing.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
-        // The head goes out with the first body chunk when that is already here (one write for a
-        // GET: the head and its empty end), and on its own otherwise (a client waiting for 100 Continue).
-        link.channel.write(outgoing).addListener(f -> {
-            if (!f.isSuccess()) {
-                upstreamClosed();
-            }
-        });
-        link.channel.read(); // an interim 100 Continue or an early answer may come before the body is sent
-        owner.bodyWanted();
-        link.channel.flush();
+        upload.attach(link.channel, destination, tls, credentialHost);
     }
 
     /** Whether the next request body chunk can be taken now. */
     boolean wantsBody() {
-        return phase == Phase.ACTIVE && upload == Upload.READY;
+        return phase != Phase.DONE && upload.wantsBody();
     }
 
     void body(HttpContent content) {
-        boolean last = content instanceof LastHttpContent;
         exchange.bytesUp += content.content().readableBytes();
-        if (requestReplacer != null) {
-            content = BodyRewriting.rewrite(content, requestReplacer);
+        upload.body(content);
+    }
+
+    /** What the upload tells the exchange (a class of its own: the exchange's methods stay its own). */
+    private final class UploadEvents implements RequestUpload.Listener {
+        @Override
+        public void uploadFailed() {
+            upstreamClosed();
         }
-        upload = last ? Upload.WRITING_LAST : Upload.WRITING;
-        link.channel.writeAndFlush(content).addListener(f -> {
-            if (phase == Phase.DONE) {
-                return;
+
+        @Override
+        public void uploadComplete() {
+            maybeFinish();
+        }
+
+        /** Held back, none of the request left; streamed past the bound, the upstream is reset: the request never completes there. */
+        @Override
+        public void bodyRefused(RequestBodyGate.Finding finding, boolean sent) {
+            Refusal refusal = BodyRefusals.recorded(finding, destination, state, sent ? exchange.bytesUp : -1, exchange, proxy.metrics);
+            if (sent && link != null) {
+                link.reset();
             }
-            if (!f.isSuccess()) {
-                upload = Upload.READY;
-                upstreamClosed();
-                return;
+            if (download == Download.STREAMING) {
+                exchange.finishRefused(proxy, refusal); // the answer has begun: the record says what happened
             }
-            upload = last ? Upload.SENT : Upload.READY;
-            if (last) {
-                maybeFinish();
-            }
-            owner.bodyWanted();
-        });
+            abandon(refusal);
+        }
     }
 
     @Override
@@ -176,15 +160,25 @@ final class ForwardExchange implements UpstreamListener {
                 download = Download.INTERIM;
                 HopByHop.strip(response.headers());
             } else {
+                framing = ResponseFraming.prepare(response, request, state.injector(), !clientKeepAlive || proxy.draining, credentialHost);
+                if (framing.unreadable() != null) {
+                    ReferenceCountUtil.release(msg);
+                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, framing.unreadable());
+                    return;
+                }
                 download = Download.STREAMING;
                 status = code;
-                framing = ResponseFraming.prepare(response, request, state.injector(), !clientKeepAlive || proxy.draining);
             }
         }
         boolean interim = download == Download.INTERIM;
         if (msg instanceof HttpContent content) {
-            if (framing != null && framing.bodyScrubber() != null && !interim) {
-                msg = BodyRewriting.rewrite(content, framing.bodyScrubber());
+            if (framing != null && framing.body() != null && !interim) {
+                msg = framing.body().transform(content);
+                if (msg == null) {
+                    clientGone(); // the head has gone: the client learns of the broken body from the cut connection
+                    ctx.close();
+                    return;
+                }
             }
             exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
         }
@@ -213,10 +207,10 @@ final class ForwardExchange implements UpstreamListener {
 
     /** Ends the exchange once the response is complete (and the request, or what can be sent of it). */
     private void maybeFinish() {
-        if (phase == Phase.DONE || download != Download.COMPLETE || upload == Upload.WRITING_LAST) {
+        if (phase == Phase.DONE || download != Download.COMPLETE || upload.writingLast()) {
             return;
         }
-        if (upload != Upload.SENT) {
+        if (!upload.sent()) {
             // The upstream answered before taking the whole body: the rest cannot be resynchronized.
             finish(false, true);
         } else {
@@ -226,6 +220,7 @@ final class ForwardExchange implements UpstreamListener {
 
     private void finish(boolean reuseUpstream, boolean close) {
         phase = Phase.DONE;
+        release();
         exchange.finishAllowed(proxy, status);
         UpstreamLink keep = null;
         if (reuseUpstream && !close) {
@@ -276,6 +271,7 @@ final class ForwardExchange implements UpstreamListener {
 
     private void fail(Refusal refusal) {
         phase = Phase.DONE;
+        release();
         if (link != null) {
             link.close();
         }
@@ -288,9 +284,17 @@ final class ForwardExchange implements UpstreamListener {
             return;
         }
         phase = Phase.DONE;
+        release();
         exchange.finishAllowed(proxy, status);
         if (link != null) {
             link.close();
+        }
+    }
+
+    private void release() {
+        upload.close();
+        if (framing != null && framing.body() != null) {
+            framing.body().close();
         }
     }
 }

@@ -9,7 +9,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Injection;
 
 /**
  * The metrics of SPEC.md, in a registry of their own (one per proxy, so that several proxies in
@@ -43,6 +45,12 @@ public final class ProxyMetrics {
             .name("mesa_egress_injections_total")
             .help("Credential injections by credential and outcome")
             .labelNames("credential", "outcome")
+            .register(registry);
+    private final Counter leaksBlocked = Counter.builder()
+            .name("mesa_egress_leaks_blocked_total")
+            .help("Requests stopped for carrying a real secret (secret_leak) or a sentinel outside its scope"
+                    + " (credential_endpoint_mismatch), by credential and where it was (header, query, path, body, host, method)")
+            .labelNames("credential", "place")
             .register(registry);
     private final Counter credentialRefresh = Counter.builder()
             .name("mesa_egress_credential_refresh_total")
@@ -87,6 +95,23 @@ public final class ProxyMetrics {
 
     public void injection(String credential, String outcome) {
         injections.labelValues(credential, outcome).inc();
+    }
+
+    /** Counts what step 5 did to a request: its injection outcome, and a leak it stopped. */
+    public void credentials(Verdict verdict) {
+        Injection.Outcome outcome = verdict.injection();
+        if (outcome == null) {
+            return;
+        }
+        injection(verdict.credential() == null ? "" : verdict.credential(), outcome.label());
+        if (verdict.place() != null && (outcome == Injection.Outcome.SECRET_LEAK || outcome == Injection.Outcome.MISMATCH)) {
+            leakBlocked(verdict.credential(), verdict.place());
+        }
+    }
+
+    /** Counts a request stopped for a secret or an out-of-scope sentinel found in {@code place}. */
+    public void leakBlocked(String credential, String place) {
+        leaksBlocked.labelValues(credential, place).inc();
     }
 
     public void credentialRefresh(String credential, String outcome) {

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
 
@@ -17,15 +18,20 @@ import org.cyverse.mesa.egress.injector.StreamReplacer;
  *
  * @param upstreamReusable whether the upstream connection can carry another request after this response
  * @param closeClient whether the client connection ends after this response
- * @param bodyScrubber the replacer for a body that may echo a secret, or {@code null}
+ * @param body what the body goes through to reach the client (decoding, scrubbing), or {@code null} for nothing
+ * @param unreadable why a body that must be scrubbed cannot be read (a content coding the proxy
+ *     does not decode), or {@code null}: the response is then refused
  */
-record ResponseFraming(boolean upstreamReusable, boolean closeClient, StreamReplacer bodyScrubber) {
+record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBody body, String unreadable) {
 
     /**
      * @param request the client's request head (its version and method)
      * @param closeClient whether the client connection ends anyway (it asked to, or the proxy drains)
+     * @param credentialHost whether a credential covers the destination: there an echoed secret is
+     *     looked for in any body, decoded first when it has a content coding
      */
-    static ResponseFraming prepare(HttpResponse response, HttpRequest request, Injector injector, boolean closeClient) {
+    static ResponseFraming prepare(HttpResponse response, HttpRequest request, Injector injector, boolean closeClient,
+            boolean credentialHost) {
         int status = response.status().code();
         boolean bodyless = HttpMethod.HEAD.equals(request.method()) || status == 204 || status == 304;
         boolean chunked = HttpUtil.isTransferEncodingChunked(response);
@@ -37,16 +43,25 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, StreamRepl
         }
         HopByHop.strip(response.headers());
         ResponseScrubbing.scrubHeaders(response.headers(), injector);
-        StreamReplacer scrubber = null;
-        if (!bodyless && ResponseScrubbing.scrubbableBody(response.headers())) {
-            StreamReplacer candidate = injector.responseScrubber();
-            if (!candidate.isEmpty()) {
-                // A secret echoed in the body is replaced by its sentinel: the length may change.
-                scrubber = candidate;
-                response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
-                response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-                chunked = true;
+        ResponseBody body = null;
+        StreamReplacer scrubber = bodyless ? null : injector.responseScrubber();
+        if (scrubber != null && !scrubber.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
+            String coding = response.headers().get(HttpHeaderNames.CONTENT_ENCODING);
+            ContentCoding.Decoding decoding = null;
+            if (!ContentCoding.identity(coding)) {
+                try {
+                    decoding = ContentCoding.decoding(coding);
+                } catch (ContentCoding.UnsupportedCodingException e) {
+                    return new ResponseFraming(false, true, null, "the upstream answered in " + e.getMessage()
+                            + ", which the proxy cannot decode to keep secrets out of it");
+                }
+                response.headers().remove(HttpHeaderNames.CONTENT_ENCODING);
             }
+            // A secret echoed in the body is replaced by its sentinel: the length may change.
+            body = new ResponseBody(scrubber, decoding);
+            response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+            response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            chunked = true;
         }
         boolean http10Client = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
         if (http10Client && chunked) {
@@ -60,6 +75,6 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, StreamRepl
         } else if (http10Client) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        return new ResponseFraming(upstreamReusable, closeClient, scrubber);
+        return new ResponseFraming(upstreamReusable, closeClient, body, null);
     }
 }

@@ -34,7 +34,10 @@ final class ResponseScrubbing {
         }
     }
 
-    /** Whether the body is text without a content coding (a compressed body cannot be scanned as it streams). */
+    /**
+     * Whether the body of a host no credential covers is scrubbed: text without a content coding.
+     * (On a credential's hosts every body is, decoded first.)
+     */
     static boolean scrubbableBody(HttpHeaders headers) {
         String encoding = headers.get(HttpHeaderNames.CONTENT_ENCODING);
         if (encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {

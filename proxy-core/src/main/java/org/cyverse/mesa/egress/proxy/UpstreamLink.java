@@ -34,4 +34,18 @@ final class UpstreamLink {
         handler.listener = null;
         channel.close();
     }
+
+    /**
+     * Closes with a TCP reset: a request whose body was partly sent is cut off there, and neither
+     * a Content-Length nor a last chunk ever tells the upstream it was complete.
+     */
+    void reset() {
+        handler.listener = null;
+        try {
+            channel.config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
+        } catch (RuntimeException e) {
+            // A transport without SO_LINGER: the close below still ends the body short.
+        }
+        channel.close();
+    }
 }

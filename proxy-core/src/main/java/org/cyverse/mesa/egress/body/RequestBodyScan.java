@@ -1,0 +1,152 @@
+package org.cyverse.mesa.egress.body;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.DecoderException;
+import java.util.ArrayList;
+import java.util.List;
+import org.cyverse.mesa.egress.injector.scan.BodyScanner;
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
+
+/**
+ * One request body scanned as it arrives, for every plan of the admission's verdict, in its
+ * decoded form when it has a content coding. Confined to one event loop; {@link #close} releases
+ * the decoder.
+ */
+public final class RequestBodyScan implements AutoCloseable {
+
+    /**
+     * Decoded bytes scanned per body at most: past this, a compressed body is refused rather than
+     * scanned on (a small body that inflates without end would hold the event loop).
+     */
+    static final long MAX_DECODED_BYTES = 1L << 30;
+
+    /** Why a body could not be scanned; the request is refused. */
+    public static final class UnscannableException extends Exception {
+        public UnscannableException(String message) {
+            super(message);
+        }
+    }
+
+    private final List<BodyScanner> scanners;
+    private final ContentCoding.Decoding decoding;
+    private final String coding;
+    private long decoded;
+
+    private RequestBodyScan(List<BodyScanner> scanners, ContentCoding.Decoding decoding, String coding) {
+        this.scanners = scanners;
+        this.decoding = decoding;
+        this.coding = coding;
+    }
+
+    /**
+     * A scan of a body sent with {@code contentEncoding} ({@code null} for none).
+     *
+     * @param mustDecode whether a coding the proxy cannot decode refuses the body (a credential's
+     *     host, where a key would be worth hiding) rather than having it scanned as it is
+     * @throws UnscannableException a coding that cannot be decoded, with {@code mustDecode}
+     */
+    public static RequestBodyScan of(List<ScanPlan> plans, String contentEncoding, boolean mustDecode) throws UnscannableException {
+        List<BodyScanner> scanners = new ArrayList<>(plans.size());
+        plans.forEach(plan -> scanners.add(plan.newScanner()));
+        ContentCoding.Decoding decoding = null;
+        if (!ContentCoding.identity(contentEncoding)) {
+            try {
+                decoding = ContentCoding.decoding(contentEncoding);
+            } catch (ContentCoding.UnsupportedCodingException e) {
+                if (mustDecode) {
+                    throw new UnscannableException("the body is in " + e.getMessage() + ", which the proxy cannot decode to scan;"
+                            + " send it uncompressed or in one of " + String.join(", ", ContentCoding.decodable()));
+                }
+            }
+        }
+        return new RequestBodyScan(scanners, decoding, contentEncoding);
+    }
+
+    /**
+     * Scans one chunk (left as it is: its reader index does not move).
+     *
+     * @return the first hit of the body so far, or {@code null}
+     * @throws UnscannableException the coded body is malformed, or inflates past the bound
+     */
+    public BodyScanner.Hit scan(ByteBuf content) throws UnscannableException {
+        if (decoding == null) {
+            return scanBytes(content);
+        }
+        try {
+            return scanDecoded(decoding.decode(content.retainedDuplicate()));
+        } catch (DecoderException e) {
+            throw malformed(e);
+        }
+    }
+
+    /** Ends the body: what the decoder and the scanners' views still held is scanned. */
+    public BodyScanner.Hit finish() throws UnscannableException {
+        if (decoding != null) {
+            try {
+                BodyScanner.Hit hit = scanDecoded(decoding.finish());
+                if (hit != null) {
+                    return hit;
+                }
+            } catch (DecoderException e) {
+                throw malformed(e);
+            }
+        }
+        for (BodyScanner scanner : scanners) {
+            BodyScanner.Hit hit = scanner.finish();
+            if (hit != null) {
+                return hit;
+            }
+        }
+        return null;
+    }
+
+    private BodyScanner.Hit scanDecoded(List<ByteBuf> buffers) throws UnscannableException {
+        BodyScanner.Hit hit = null;
+        try {
+            for (ByteBuf b : buffers) {
+                decoded += b.readableBytes();
+                if (decoded > MAX_DECODED_BYTES) {
+                    throw new UnscannableException("the " + coding + " body inflates past " + (MAX_DECODED_BYTES >> 20)
+                            + " MiB, more than the proxy scans");
+                }
+                if (hit == null) {
+                    hit = scanBytes(b);
+                }
+            }
+        } finally {
+            buffers.forEach(ByteBuf::release);
+        }
+        return hit;
+    }
+
+    private BodyScanner.Hit scanBytes(ByteBuf b) {
+        byte[] bytes;
+        int off;
+        if (b.hasArray()) {
+            bytes = b.array();
+            off = b.arrayOffset() + b.readerIndex();
+        } else {
+            bytes = ByteBufUtil.getBytes(b, b.readerIndex(), b.readableBytes(), false);
+            off = 0;
+        }
+        for (BodyScanner scanner : scanners) {
+            BodyScanner.Hit hit = scanner.feed(bytes, off, b.readableBytes());
+            if (hit != null) {
+                return hit;
+            }
+        }
+        return null;
+    }
+
+    private UnscannableException malformed(DecoderException e) {
+        return new UnscannableException("the " + coding + " body is malformed (" + e.getMessage() + ")");
+    }
+
+    @Override
+    public void close() {
+        if (decoding != null) {
+            decoding.close();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package org.cyverse.mesa.egress.proxy;
+
+import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.Refusals;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.scan.BodyScanner;
+import org.cyverse.mesa.egress.injector.scan.Finding;
+
+/** The reason and facts of a body the gate stopped, for {@link Refusals} to answer. */
+final class BodyRefusals {
+
+    private BodyRefusals() {}
+
+    /** {@link #of}, with the finding recorded on the exchange and counted. */
+    static Refusal recorded(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes, Exchange exchange,
+            ProxyMetrics metrics) {
+        if (finding.hit() != null) {
+            String credential = finding.hit().finding().credential();
+            exchange.foundInBody(credential, "body");
+            metrics.leakBlocked(credential, "body");
+        }
+        return of(finding, destination, state, sentBytes);
+    }
+
+    /**
+     * @param sentBytes how much of the request had gone upstream when the finding came (the body
+     *     was over {@code limits.scan_hold_bytes}), or -1 when none of it had
+     */
+    static Refusal of(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes) {
+        String cut = sentBytes < 0 ? "" : "; found after " + sentBytes + " body bytes had been forwarded, past limits.scan_hold_bytes:"
+                + " the upstream connection was reset before the body ended";
+        if (finding.hit() == null) {
+            return Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, finding.unscannable() + cut);
+        }
+        BodyScanner.Hit hit = finding.hit();
+        String credential = hit.finding().credential();
+        String host = destination.host(); // admitted: a host that held a secret would have been refused
+        if (hit.finding().kind() == Finding.Kind.SECRET) {
+            return Refusals.credential(Reason.SECRET_LEAK, credential, host, state.profile(), "the real secret of credential "
+                    + credential + " in " + hit.describe() + "; agents hold sentinels, never real keys" + cut);
+        }
+        return Refusals.credential(Reason.CREDENTIAL_ENDPOINT_MISMATCH, credential, host, state.profile(), "a sentinel of credential "
+                + credential + " in " + hit.describe() + " is headed to " + destination.authority() + ", outside the credential's scope"
+                + cut);
+    }
+}

@@ -1,0 +1,147 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.cyverse.mesa.egress.admission.Verdict;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.body.RequestBodyScan;
+import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.StreamReplacer;
+import org.cyverse.mesa.egress.injector.scan.BodyScanner;
+import org.cyverse.mesa.egress.injector.scan.ScanPlan;
+
+/**
+ * A request body between the client and the upstream: each chunk is scanned before it may leave;
+ * the first {@code limits.scan_hold_bytes} are held back, together with the request head, until
+ * the scan has seen the whole body or that many bytes, so that a body within the bound that
+ * carries a secret never reaches the upstream at all; past the bound the body streams with the
+ * scan still running. Sentinels of credentials that opted in to body substitution are replaced
+ * after the scan (the scan reads what the client sent). Confined to the client's event loop;
+ * {@link #close} releases what is held.
+ */
+final class RequestBodyGate implements AutoCloseable {
+
+    /** What a chunk revealed: a needle found, or a body that cannot be scanned (with why). */
+    record Finding(BodyScanner.Hit hit, String unscannable) {}
+
+    private final RequestBodyScan scan;
+    private final StreamReplacer substitution;
+    private final int holdBytes;
+    private final ArrayDeque<HttpContent> held = new ArrayDeque<>();
+    private long heldBytes;
+    private boolean holding;
+    private boolean sawLast;
+
+    private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, int holdBytes) {
+        this.scan = scan;
+        this.substitution = substitution;
+        this.holdBytes = holdBytes;
+        this.holding = scan != null && holdBytes > 0;
+    }
+
+    /**
+     * The gate for {@code request}'s body, or {@code null} when it has none or there is nothing to
+     * scan or substitute in it.
+     *
+     * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
+     */
+    static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination)
+            throws RequestBodyScan.UnscannableException {
+        if (!hasBody(request)) {
+            return null;
+        }
+        return of(out.bodyScans(), out.bodySubstitution(), request.headers().get(HttpHeaderNames.CONTENT_ENCODING),
+                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes());
+    }
+
+    /** Whether {@code request} announces a body (chunked, or a Content-Length above zero). */
+    static boolean hasBody(HttpRequest request) {
+        return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+    }
+
+    /**
+     * The gate for a request body, or {@code null} when there is nothing to scan or substitute.
+     *
+     * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
+     * @param credentialHost whether a credential covers the destination: a body there must be decodable
+     * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
+     */
+    static RequestBodyGate of(List<ScanPlan> plans, Map<String, Secret> substitution, String contentEncoding, boolean credentialHost,
+            int holdBytes) throws RequestBodyScan.UnscannableException {
+        RequestBodyScan scan = plans.isEmpty() ? null : RequestBodyScan.of(plans, contentEncoding, credentialHost);
+        StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
+        return scan == null && replacer == null ? null : new RequestBodyGate(scan, replacer, holdBytes);
+    }
+
+    /** Whether the body's length changes on the way (it is then sent chunked). */
+    boolean rewrites() {
+        return substitution != null;
+    }
+
+    /** Whether the request head and the body wait for the scan. */
+    boolean holding() {
+        return holding;
+    }
+
+    /** Whether the scan has seen enough to let the head and what was held go: all of the body, or the bound. */
+    boolean holdComplete() {
+        return sawLast || heldBytes >= holdBytes;
+    }
+
+    /** Scans {@code chunk} (not consumed); {@code null} when it is clean. */
+    Finding inspect(HttpContent chunk) {
+        if (scan == null) {
+            return null;
+        }
+        try {
+            BodyScanner.Hit hit = scan.scan(chunk.content());
+            if (hit == null && chunk instanceof LastHttpContent) {
+                hit = scan.finish();
+            }
+            return hit == null ? null : new Finding(hit, null);
+        } catch (RequestBodyScan.UnscannableException e) {
+            return new Finding(null, e.getMessage());
+        }
+    }
+
+    /** Keeps a clean chunk until {@link #release}. */
+    void hold(HttpContent chunk) {
+        held.add(chunk);
+        heldBytes += chunk.content().readableBytes();
+        sawLast |= chunk instanceof LastHttpContent;
+    }
+
+    /** Stops holding: the held chunks, ready to send in order (the gate no longer owns them). */
+    List<HttpContent> release() {
+        holding = false;
+        List<HttpContent> out = new ArrayList<>(held.size());
+        HttpContent c;
+        while ((c = held.poll()) != null) {
+            out.add(outgoing(c));
+        }
+        return out;
+    }
+
+    /** A clean chunk as it goes upstream (consumed; sentinels substituted where a credential opted in). */
+    HttpContent outgoing(HttpContent chunk) {
+        return substitution == null ? chunk : BodyRewriting.rewrite(chunk, substitution);
+    }
+
+    @Override
+    public void close() {
+        HttpContent c;
+        while ((c = held.poll()) != null) {
+            c.release();
+        }
+        if (scan != null) {
+            scan.close();
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.List;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.body.ContentCoding;
+
+/**
+ * One request's way upstream, the head and the body: the head waits while the body is held for
+ * its scan ({@link RequestBodyGate}); once released, the body streams with backpressure, each
+ * chunk taken from the client only after the previous one was written. Tells its
+ * {@link Listener} (the exchange) what happened; confined to the client channel's event loop.
+ */
+final class RequestUpload {
+
+    /** What the upload reports to the exchange. */
+    interface Listener {
+        /** Writing to the upstream failed. */
+        void uploadFailed();
+
+        /** The last body chunk was written. */
+        void uploadComplete();
+
+        /** The gate stopped the body; {@code sent} whether part of the request had gone upstream. */
+        void bodyRefused(RequestBodyGate.Finding finding, boolean sent);
+    }
+
+    /** Held with the head until scanned, the next chunk may be taken, one (the last) is being written, all sent. */
+    private enum State { HOLDING, READY, WRITING, WRITING_LAST, SENT }
+
+    private final ExchangeOwner owner;
+    private final HttpRequest outgoing;
+    private final RequestBodyGate gate;
+    private final Listener listener;
+    private State state;
+    private Channel upstream;
+    private boolean closed;
+
+    /** @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it) */
+    RequestUpload(ExchangeOwner owner, HttpRequest outgoing, RequestBodyGate gate, Listener listener) {
+        this.owner = owner;
+        this.outgoing = outgoing;
+        this.gate = gate;
+        this.listener = listener;
+        this.state = gate != null && gate.holding() ? State.HOLDING : State.READY;
+    }
+
+    /** Whether the head and the body wait for the scan. */
+    boolean holding() {
+        return state == State.HOLDING;
+    }
+
+    /**
+     * Answers {@code 100 Continue} to a client that waits for it while its body is held: the body
+     * is read before the head leaves, so the upstream's 100 would never come.
+     */
+    void continueIfHeld(ChannelHandlerContext client, HttpRequest request) {
+        if (state == State.HOLDING && HttpUtil.is100ContinueExpected(request)) {
+            outgoing.headers().remove(HttpHeaderNames.EXPECT);
+            client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+        }
+    }
+
+    /** Whether the whole request has been written. */
+    boolean sent() {
+        return state == State.SENT;
+    }
+
+    /** Whether the last chunk is being written now. */
+    boolean writingLast() {
+        return state == State.WRITING_LAST;
+    }
+
+    /**
+     * Prepares the head for {@code destination} and sends it on {@code channel} (with what was held
+     * of the body) now, or once the scan has seen enough.
+     *
+     * @param credentialHost whether the answer will be read for echoed secrets
+     */
+    void attach(Channel channel, Destination destination, boolean tls, boolean credentialHost) {
+        upstream = channel;
+        // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
+        outgoing.headers().set(HttpHeaderNames.HOST, destination.hostField(tls ? 443 : 80));
+        if (credentialHost && outgoing.headers().contains(HttpHeaderNames.ACCEPT_ENCODING)) {
+            // The answer is read for echoed secrets: only in codings the proxy can decode.
+            String accepted = ContentCoding.restrictAcceptEncoding(outgoing.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
+            if (accepted == null) {
+                outgoing.headers().remove(HttpHeaderNames.ACCEPT_ENCODING);
+            } else {
+                outgoing.headers().set(HttpHeaderNames.ACCEPT_ENCODING, accepted);
+            }
+        }
+        if (gate != null && gate.rewrites()) {
+            // The body changes length: send it chunked.
+            outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+            outgoing.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        if (state != State.HOLDING || gate.holdComplete()) {
+            sendHead();
+        } // else the head waits until the scan has seen the body (or the bound)
+    }
+
+    /** Whether the next request body chunk can be taken now. */
+    boolean wantsBody() {
+        if (state == State.HOLDING) {
+            return !closed && !gate.holdComplete();
+        }
+        return !closed && upstream != null && state == State.READY;
+    }
+
+    /** One chunk of the client's body (consumed). */
+    void body(HttpContent content) {
+        if (gate == null) {
+            send(content);
+            return;
+        }
+        RequestBodyGate.Finding finding = gate.inspect(content);
+        if (finding != null) {
+            content.release();
+            listener.bodyRefused(finding, state != State.HOLDING);
+        } else if (state == State.HOLDING) {
+            gate.hold(content);
+            if (gate.holdComplete() && upstream != null) {
+                sendHead();
+            }
+        } else {
+            send(gate.outgoing(content));
+        }
+    }
+
+    /**
+     * Sends the head, with what was held of the body. The head goes out with the first body chunk
+     * when that is already here (one write for a GET: the head and its empty end), and on its own
+     * otherwise (a client waiting for 100 Continue).
+     */
+    private void sendHead() {
+        List<HttpContent> held = state == State.HOLDING ? gate.release() : List.of();
+        state = State.READY;
+        upstream.write(outgoing).addListener(f -> {
+            if (!f.isSuccess() && !closed) {
+                listener.uploadFailed();
+            }
+        });
+        upstream.read(); // an interim 100 Continue or an early answer may come before the body is sent
+        for (int i = 0; i < held.size(); i++) {
+            HttpContent chunk = held.get(i);
+            if (i < held.size() - 1) {
+                upstream.write(chunk);
+            } else {
+                send(chunk);
+            }
+        }
+        if (held.isEmpty()) {
+            owner.bodyWanted();
+            upstream.flush();
+        }
+    }
+
+    /** Writes one body chunk upstream; the next is taken once it is written. */
+    private void send(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        state = last ? State.WRITING_LAST : State.WRITING;
+        upstream.writeAndFlush(content).addListener(f -> {
+            if (closed) {
+                return;
+            }
+            if (!f.isSuccess()) {
+                state = State.READY;
+                listener.uploadFailed();
+                return;
+            }
+            state = last ? State.SENT : State.READY;
+            if (last) {
+                listener.uploadComplete();
+            }
+            owner.bodyWanted();
+        });
+    }
+
+    /** The exchange is over: nothing more is sent, and what the gate holds is released. */
+    void close() {
+        closed = true;
+        if (gate != null) {
+            gate.close();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.List;
+import java.util.logging.Logger;
+import org.cyverse.mesa.egress.body.ContentCoding;
+import org.cyverse.mesa.egress.injector.StreamReplacer;
+
+/**
+ * A response body on its way to the client with every secret the upstream echoes replaced by its
+ * sentinel: decoded first when it came in a content coding (it then goes to the client in
+ * identity: the client is on loopback, where size costs nothing, and re-encoding would cost CPU
+ * for no one), streamed chunk by chunk, each chunk leaving as soon as it is decoded and scrubbed
+ * (a server-sent event is not held back beyond a partial match). Confined to one event loop.
+ */
+final class ResponseBody implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(ResponseBody.class.getName());
+
+    private final StreamReplacer scrubber;
+    private final ContentCoding.Decoding decoding;
+
+    /**
+     * @param scrubber the secrets to replace
+     * @param decoding the decoder of the upstream's coding, or {@code null} for identity
+     */
+    ResponseBody(StreamReplacer scrubber, ContentCoding.Decoding decoding) {
+        this.scrubber = scrubber;
+        this.decoding = decoding;
+    }
+
+    /** One upstream chunk as the client gets it, or {@code null} when the coded body is malformed (the response is then cut); consumes {@code content}. */
+    HttpContent transform(HttpContent content) {
+        if (decoding == null) {
+            return BodyRewriting.rewrite(content, scrubber);
+        }
+        boolean last = content instanceof LastHttpContent;
+        ByteBuf decoded;
+        try {
+            List<ByteBuf> parts = decoding.decode(content.content().retain());
+            if (last) {
+                parts = concat(parts, decoding.finish());
+            }
+            decoded = join(parts);
+        } catch (DecoderException e) {
+            LOG.fine(() -> "the upstream's coded body does not decode (" + e.getMessage() + "); response cut");
+            return null;
+        } finally {
+            content.release();
+        }
+        HttpContent plain = last ? new DefaultLastHttpContent(decoded) : new DefaultHttpContent(decoded);
+        if (last) {
+            ((LastHttpContent) plain).trailingHeaders().set(((LastHttpContent) content).trailingHeaders());
+        }
+        return BodyRewriting.rewrite(plain, scrubber);
+    }
+
+    private static List<ByteBuf> concat(List<ByteBuf> a, List<ByteBuf> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        List<ByteBuf> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static ByteBuf join(List<ByteBuf> parts) {
+        if (parts.isEmpty()) {
+            return Unpooled.EMPTY_BUFFER;
+        }
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        CompositeByteBuf all = Unpooled.compositeBuffer(parts.size());
+        all.addComponents(true, parts);
+        return all;
+    }
+
+    @Override
+    public void close() {
+        if (decoding != null) {
+            decoding.close();
+        }
+    }
+}
