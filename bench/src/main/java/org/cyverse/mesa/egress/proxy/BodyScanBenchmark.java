@@ -1,27 +1,14 @@
 package org.cyverse.mesa.egress.proxy;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
 import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
 import org.cyverse.mesa.egress.bench.LoopbackHttpsUpstream;
-import org.cyverse.mesa.egress.config.ConfigLoader;
-import org.cyverse.mesa.egress.config.ConfigResult;
-import org.cyverse.mesa.egress.config.Overrides;
-import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -118,31 +105,7 @@ public class BodyScanBenchmark extends BenchmarkBase {
                 + "  - host: \"*.bench.example\"\n    ports: [" + port + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + creds);
-        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(config, Overrides.NONE);
-        if (!result.ok()) {
-            throw new IllegalStateException("bench config invalid: " + result.problems());
-        }
-        InetAddress loopback = InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1});
-        HostResolver localhostOnly = host -> {
-            if (host.equals("localhost")) {
-                return List.of(loopback);
-            }
-            throw new UnknownHostException(host + ": the benchmark resolves only localhost");
-        };
-        ProxyServer server = new ProxyServer(result.config(), localhostOnly, new AuditLog(OutputStream.nullOutputStream(), false));
-        try {
-            server.start();
-            HttpClient admin = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
-            HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminAddress().getPort() + "/readyz"))
-                    .timeout(Duration.ofSeconds(5)).build();
-            for (int i = 0; i < 100 && admin.send(readyz, HttpResponse.BodyHandlers.ofString()).statusCode() != 200; i++) {
-                Thread.sleep(50);
-            }
-        } catch (Exception e) {
-            server.close();
-            throw e;
-        }
-        return server;
+        return BenchProxy.start(config);
     }
 
     @TearDown

@@ -1,28 +1,15 @@
 package org.cyverse.mesa.egress.proxy;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
 import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
 import org.cyverse.mesa.egress.bench.LoopbackHttpsUpstream;
-import org.cyverse.mesa.egress.config.ConfigLoader;
-import org.cyverse.mesa.egress.config.ConfigResult;
-import org.cyverse.mesa.egress.config.Overrides;
-import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -140,42 +127,7 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
                 + "  - name: bench\n    hosts: [\"localhost\"]\n    ports: [" + port + "]\n"
                 + "    header: \"" + HEADER + "\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secret + "#bench\"\n");
-        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled()).load(config, Overrides.NONE);
-        if (!result.ok()) {
-            throw new IllegalStateException("bench config invalid: " + result.problems());
-        }
-        InetAddress loopback = InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1});
-        HostResolver localhostOnly = host -> {
-            if (host.equals("localhost")) {
-                return List.of(loopback);
-            }
-            throw new UnknownHostException(host + ": the benchmark resolves only localhost");
-        };
-        ProxyServer server = new ProxyServer(result.config(), localhostOnly, new AuditLog(OutputStream.nullOutputStream(), false));
-        try {
-            server.start();
-            awaitReady(server);
-        } catch (Exception e) {
-            server.close();
-            throw e;
-        }
-        return server;
-    }
-
-    /** /readyz turns 200 once the credential was read. */
-    private static void awaitReady(ProxyServer server) throws IOException, InterruptedException {
-        HttpClient admin = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
-        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminAddress().getPort() + "/readyz"))
-                .timeout(Duration.ofSeconds(5)).build();
-        HttpResponse<String> answer = null;
-        for (int i = 0; i < 100; i++) {
-            answer = admin.send(readyz, HttpResponse.BodyHandlers.ofString());
-            if (answer.statusCode() == 200) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new IllegalStateException("the proxy is not ready: " + answer.body());
+        return BenchProxy.start(config);
     }
 
     @TearDown

@@ -24,6 +24,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.testkit.BodyUpstream;
+import org.cyverse.mesa.egress.testkit.Curl;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterAll;
@@ -240,13 +241,13 @@ class BodyScanTest {
         int before = plain.seen().size();
         Path file = dir.resolve("notes.txt");
         Files.writeString(file, "line one\nkey: " + SECRET + "\nline three\n");
-        Result multipart = curl("-F", "title=notes", "-F", "file=@" + file, "http://127.0.0.1:" + plain.port() + "/multipart");
-        assertTrue(multipart.out.contains("secret_leak"), multipart.out + multipart.err);
-        Result form = curl("--data-urlencode", "k=" + SECRET, "http://127.0.0.1:" + plain.port() + "/form");
-        assertTrue(form.out.contains("secret_leak"), form.out + form.err);
+        Curl.Result multipart = curl("-F", "title=notes", "-F", "file=@" + file, "http://127.0.0.1:" + plain.port() + "/multipart");
+        assertTrue(multipart.out().contains("secret_leak"), multipart.out() + multipart.err());
+        Curl.Result form = curl("--data-urlencode", "k=" + SECRET, "http://127.0.0.1:" + plain.port() + "/form");
+        assertTrue(form.out().contains("secret_leak"), form.out() + form.err());
         assertEquals(before, plain.seen().size(), "nothing reached the upstream");
-        Result clean = curl("-F", "title=notes", "http://127.0.0.1:" + plain.port() + "/multipart");
-        assertTrue(clean.out.contains("\"bytes\":"), clean.out + clean.err);
+        Curl.Result clean = curl("-F", "title=notes", "http://127.0.0.1:" + plain.port() + "/multipart");
+        assertTrue(clean.out().contains("\"bytes\":"), clean.out() + clean.err());
     }
 
     @Test
@@ -286,9 +287,9 @@ class BodyScanTest {
 
     @Test
     void curlCompressedGetsTheScrubbedBody() throws Exception {
-        Result r = curl("--compressed", "--cacert", proxyCa.toString(), llmUrl("/v1/echo-key?coding=gzip"));
-        assertEquals(0, r.exit, r.err);
-        assertEquals("{\"error\":\"invalid key: Bearer " + SENTINEL + "\"}", r.out);
+        Curl.Result r = curl("--compressed", "--cacert", proxyCa.toString(), llmUrl("/v1/echo-key?coding=gzip"));
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("{\"error\":\"invalid key: Bearer " + SENTINEL + "\"}", r.out());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -352,17 +353,7 @@ class BodyScanTest {
         }
     }
 
-    private record Result(int exit, String out, String err) {}
-
-    private static Result curl(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10", "-x", "http://127.0.0.1:" + proxy.port()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy"));
-        Process process = builder.start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(20, TimeUnit.SECONDS));
-        return new Result(process.exitValue(), out, err);
+    private static Curl.Result curl(String... args) throws IOException, InterruptedException {
+        return Curl.through(proxy.port(), args);
     }
 }

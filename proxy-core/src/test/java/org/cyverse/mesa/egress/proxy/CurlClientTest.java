@@ -8,10 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import org.cyverse.mesa.egress.testkit.Curl;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,37 +40,27 @@ class CurlClientTest {
         upstream.stop();
     }
 
-    private record Result(int exit, String out, String err) {}
-
-    private static Result curl(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10", "-x", "http://127.0.0.1:" + proxy.port()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy"));
-        Process process = builder.start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(20, TimeUnit.SECONDS));
-        return new Result(process.exitValue(), out, err);
+    private static Curl.Result curl(String... args) throws IOException, InterruptedException {
+        return Curl.through(proxy.port(), args);
     }
 
     @Test
     void curlGetsAnAllowedHttpPage() throws Exception {
-        Result r = curl("http://127.0.0.1:" + upstream.port() + "/hello");
+        Curl.Result r = curl("http://127.0.0.1:" + upstream.port() + "/hello");
         assertEquals(0, r.exit(), r.err());
         assertEquals("hi there", r.out());
     }
 
     @Test
     void curlReachesAnAllowedHttpsHostThroughATunnel() throws Exception {
-        Result r = curl("-k", "https://localhost:" + upstream.httpsPort() + "/hello");
+        Curl.Result r = curl("-k", "https://localhost:" + upstream.httpsPort() + "/hello");
         assertEquals(0, r.exit(), r.err());
         assertEquals("hi there", r.out());
     }
 
     @Test
     void curlShowsTheRefusalWithReasonAndHint() throws Exception {
-        Result r = curl("-i", "http://169.254.169.254/latest/meta-data/");
+        Curl.Result r = curl("-i", "http://169.254.169.254/latest/meta-data/");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("HTTP/1.1 403"), r.out());
         assertTrue(r.out().contains("X-Mesa-Egress-Reason: host_not_allowed"), r.out());
@@ -82,7 +69,7 @@ class CurlClientTest {
 
     @Test
     void curlReportsARefusedConnect() throws Exception {
-        Result r = curl("https://example.org/");
+        Curl.Result r = curl("https://example.org/");
         assertEquals(56, r.exit(), "curl's 'failure receiving network data' for a refused CONNECT: " + r.err());
         assertTrue(r.err().contains("403"), r.err());
     }
