@@ -18,7 +18,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
 final class ConfigFileReader {
 
     static final List<String> KEYS = List.of("version", "profile", "egress", "listen", "admin", "allow", "deny",
-            "network", "tls", "credentials", "broker", "audit", "limits");
+            "network", "tls", "credentials", "broker", "audit", "limits", "dlp");
 
     static final String DEFAULT_PROFILE = "P1";
     static final HostAndPort DEFAULT_LISTEN = new HostAndPort("127.0.0.1", 3128);
@@ -107,6 +107,7 @@ final class ConfigFileReader {
         }
         MesaConfig.Audit audit = SettingsReader.audit(root, base);
         MesaConfig.Limits limits = SettingsReader.limits(root);
+        MesaConfig.Dlp dlp = DlpReader.dlp(root);
 
         Policy policy = null;
         if (egress != null && allow.complete() && deny.complete()) {
@@ -131,7 +132,7 @@ final class ConfigFileReader {
         }
         List<CredentialSpec> specs = credentials.stream().map(CredentialReader.Entry::spec).collect(Collectors.toList());
         return new MesaConfig(source, profile, egress, listen, admin, network, tls,
-                specs, broker, audit, limits, policy);
+                specs, broker, audit, limits, dlp, policy);
     }
 
     private void version() {

@@ -38,7 +38,30 @@ public record MesaConfig(
         Broker broker,
         Audit audit,
         Limits limits,
+        Dlp dlp,
         Policy policy) {
+
+    /**
+     * {@code dlp:}: patterns of well-known secret formats the proxy does not hold.
+     *
+     * @param rules the pattern rules in force
+     * @param authorizationEntropy whether a high-entropy {@code Authorization} token to a host no
+     *     credential covers counts too ({@code authorization-high-entropy})
+     */
+    public record Dlp(Mode mode, List<org.cyverse.mesa.egress.injector.scan.DlpRule> rules, boolean authorizationEntropy) {
+
+        /** {@code off}: nothing looked for; {@code audit}: recorded only; {@code block}: refused 403 {@code secret_leak}. */
+        public enum Mode { OFF, AUDIT, BLOCK }
+
+        public Dlp {
+            rules = List.copyOf(rules);
+        }
+
+        /** Whether anything is looked for. */
+        public boolean on() {
+            return mode != Mode.OFF;
+        }
+    }
 
     /** {@code network:}. */
     public record Network(List<Cidr> allowPrivate, Duration dnsTimeout, Duration connectTimeout) {}

@@ -305,4 +305,24 @@ class GoodConfigTest {
         assertEquals("Site GPU", config.profile().title());
         assertEquals("N2", config.egress().name(), "its first class");
     }
+
+    @Test
+    void dlpIsOffByDefaultAndTakesBuiltInAndSiteRules() throws Exception {
+        MesaConfig defaults = loadOk(write("dlp-default.yaml", "version: 1\n"), Overrides.NONE);
+        assertEquals(MesaConfig.Dlp.Mode.OFF, defaults.dlp().mode());
+        assertEquals(org.cyverse.mesa.egress.injector.scan.DlpRules.all().size(), defaults.dlp().rules().size());
+
+        MesaConfig config = loadOk(write("dlp.yaml", String.join("\n",
+                "version: 1",
+                "dlp:",
+                "  mode: block",
+                "  patterns:",
+                "    - github-pat",
+                "    - authorization-high-entropy",
+                "    - {name: acme-token, regex: \"acme_[0-9a-f]{32}\"}",
+                "")), Overrides.NONE);
+        assertEquals(MesaConfig.Dlp.Mode.BLOCK, config.dlp().mode());
+        assertEquals(List.of("github-pat", "acme-token"), config.dlp().rules().stream().map(r -> r.id()).collect(Collectors.toList()));
+        assertTrue(config.dlp().authorizationEntropy());
+    }
 }

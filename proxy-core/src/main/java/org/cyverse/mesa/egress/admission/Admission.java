@@ -51,6 +51,7 @@ public final class Admission {
     private final List<CredentialStep> steps;
     private final boolean canIntercept;
     private final LeakRedaction redaction;
+    private final DlpCheck dlp;
 
     /**
      * @param guard the address guard for IP literals
@@ -63,6 +64,7 @@ public final class Admission {
         this.steps = List.copyOf(steps);
         this.canIntercept = canIntercept;
         this.redaction = new LeakRedaction(this.steps);
+        this.dlp = new DlpCheck(config);
     }
 
     /** The config this admission decides with. */
@@ -222,6 +224,10 @@ public final class Admission {
         if (trace && !applied.isEmpty()) {
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
+        Refusal dlpRefusal = dlp.judge(draft, sent);
+        if (dlpRefusal != null) {
+            return draft.refuse(dlpRefusal);
+        }
         List<ScanPlan> scans = List.of();
         for (CredentialStep step : steps) {
             // The body as the client sent it: an in-scope sentinel the proxy substitutes is no finding.
@@ -231,7 +237,7 @@ public final class Admission {
                 scans.add(plan);
             }
         }
-        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans));
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body()));
     }
 
     private Refusal credentialRefusal(VerdictDraft draft, Injection injection, Destination destination) {

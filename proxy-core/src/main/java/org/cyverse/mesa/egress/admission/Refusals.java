@@ -118,6 +118,17 @@ public final class Refusals {
         return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null);
     }
 
+    /**
+     * A {@code dlp} rule matched in {@code place} (block mode): 403 {@code secret_leak}, naming the
+     * rule, never the value.
+     */
+    public static Refusal dlp(String rule, String place, String host, String profile) {
+        String target = host == null ? "the destination" : host;
+        return new Refusal(status(Reason.SECRET_LEAK), Reason.SECRET_LEAK, "the request to " + target + " carried what looks like a secret"
+                + " (dlp rule " + rule + ", in the " + place + ")", host, "the agent should not send secrets it holds; if this is no"
+                + " secret, an operator can set dlp.mode: audit or leave rule " + rule + " out of dlp.patterns", "dlp:" + rule);
+    }
+
     private static String ruleDetail(Decision decision) {
         return decision.rule() == null ? null : "rule " + decision.rule();
     }

@@ -8,6 +8,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -31,11 +32,12 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * @param unreadable whether the refusal came from a target the proxy could not parse, after which
  *     the rest of the connection's input cannot be trusted either
  * @param place where a refused request carried a secret or a sentinel ({@code header}, {@code query}, {@code path},
- *     {@code host}, {@code method}), or {@code null}
+ *     {@code host}, {@code method}), or where a {@code dlp} rule matched; or {@code null}
+ * @param dlp the {@code dlp} rule that matched the head (refused in block mode, recorded in audit mode), or {@code null}
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable, String place) {
+        Refusal refusal, boolean unreadable, String place, String dlp) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -55,9 +57,10 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      * @param bodySubstitution sentinel to secret, for credentials that opted in to body substitution
      * @param bodyScans what the body must be found free of before it leaves, one plan per credential
      *     kind that has something to look for; empty when there is nothing
+     * @param bodyDlp the {@code dlp} rules for the body, or {@code null} when {@code dlp} is off
      */
     public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
-            List<ScanPlan> bodyScans) {
+            List<ScanPlan> bodyScans, DlpPlan bodyDlp) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);

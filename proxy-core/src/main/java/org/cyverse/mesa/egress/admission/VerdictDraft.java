@@ -27,6 +27,7 @@ final class VerdictDraft {
     Injection.Outcome injection;
     List<Injection.Applied> applied = List.of();
     String place;
+    String dlp;
 
     VerdictDraft(Mode mode, String method) {
         this.mode = mode;
@@ -58,6 +59,6 @@ final class VerdictDraft {
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
         String audited = host != null ? host : refusal == null ? null : refusal.host();
         return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                outgoing, refusal, unreadable, place);
+                outgoing, refusal, unreadable, place, dlp);
     }
 }

@@ -6,6 +6,9 @@ import io.netty.handler.codec.DecoderException;
 import java.util.ArrayList;
 import java.util.List;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
+import org.cyverse.mesa.egress.injector.scan.DlpPlan;
+import org.cyverse.mesa.egress.injector.scan.DlpRule;
+import org.cyverse.mesa.egress.injector.scan.DlpScanner;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -29,12 +32,15 @@ public final class RequestBodyScan implements AutoCloseable {
     }
 
     private final List<BodyScanner> scanners;
+    private final DlpScanner dlp;
     private final ContentCoding.Decoding decoding;
     private final String coding;
     private long decoded;
+    private DlpRule dlpFound;
 
-    private RequestBodyScan(List<BodyScanner> scanners, ContentCoding.Decoding decoding, String coding) {
+    private RequestBodyScan(List<BodyScanner> scanners, DlpScanner dlp, ContentCoding.Decoding decoding, String coding) {
         this.scanners = scanners;
+        this.dlp = dlp;
         this.decoding = decoding;
         this.coding = coding;
     }
@@ -42,11 +48,13 @@ public final class RequestBodyScan implements AutoCloseable {
     /**
      * A scan of a body sent with {@code contentEncoding} ({@code null} for none).
      *
+     * @param dlp the {@code dlp} rules to look for too, or {@code null}
      * @param mustDecode whether a coding the proxy cannot decode refuses the body (a credential's
      *     host, where a key would be worth hiding) rather than having it scanned as it is
      * @throws UnscannableException a coding that cannot be decoded, with {@code mustDecode}
      */
-    public static RequestBodyScan of(List<ScanPlan> plans, String contentEncoding, boolean mustDecode) throws UnscannableException {
+    public static RequestBodyScan of(List<ScanPlan> plans, DlpPlan dlp, String contentEncoding, boolean mustDecode)
+            throws UnscannableException {
         List<BodyScanner> scanners = new ArrayList<>(plans.size());
         plans.forEach(plan -> scanners.add(plan.newScanner()));
         ContentCoding.Decoding decoding = null;
@@ -60,7 +68,8 @@ public final class RequestBodyScan implements AutoCloseable {
                 }
             }
         }
-        return new RequestBodyScan(scanners, decoding, contentEncoding);
+        return new RequestBodyScan(scanners, dlp == null ? null : dlp.newScanner(), decoding,
+                contentEncoding == null ? null : contentEncoding.length() <= 32 ? contentEncoding : contentEncoding.substring(0, 32) + "...");
     }
 
     /**
@@ -130,6 +139,9 @@ public final class RequestBodyScan implements AutoCloseable {
             bytes = ByteBufUtil.getBytes(b, b.readerIndex(), b.readableBytes(), false);
             off = 0;
         }
+        if (dlp != null && dlpFound == null) {
+            dlpFound = dlp.feed(bytes, off, b.readableBytes());
+        }
         for (BodyScanner scanner : scanners) {
             BodyScanner.Hit hit = scanner.feed(bytes, off, b.readableBytes());
             if (hit != null) {
@@ -137,6 +149,11 @@ public final class RequestBodyScan implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** The first {@code dlp} rule that matched in the body so far, or {@code null}. */
+    public DlpRule dlpFound() {
+        return dlpFound;
     }
 
     private UnscannableException malformed(DecoderException e) {

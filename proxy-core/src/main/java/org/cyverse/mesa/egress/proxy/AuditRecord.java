@@ -7,10 +7,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * One line of the audit log (SPEC.md "Audit log"): one per request, one per CONNECT for opaque
  * tunnels. Never a secret, never a query string: {@code path} is the path alone. {@code place} is
  * where a {@code secret_leak} or {@code credential_endpoint_mismatch} was found ({@code header},
- * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}), {@code null} otherwise.
+ * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}) or a {@code dlp} rule matched,
+ * {@code null} otherwise; {@code dlp} is that rule's name (refused in block mode, recorded in audit mode).
  */
 @JsonPropertyOrder({"ts", "profile", "client", "mode", "method", "scheme", "host", "port", "path", "decision",
-        "reason", "rule", "credential", "place", "status", "bytes_up", "bytes_down", "duration_ms"})
+        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms"})
 public record AuditRecord(
         String ts,
         String profile,
@@ -26,6 +27,7 @@ public record AuditRecord(
         String rule,
         String credential,
         String place,
+        String dlp,
         int status,
         @JsonProperty("bytes_up") long bytesUp,
         @JsonProperty("bytes_down") long bytesDown,

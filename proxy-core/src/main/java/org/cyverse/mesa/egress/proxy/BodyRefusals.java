@@ -19,6 +19,10 @@ final class BodyRefusals {
             String credential = finding.hit().finding().credential();
             exchange.foundInBody(credential, "body");
             metrics.leakBlocked(credential, "body");
+        } else if (finding.dlpRule() != null) {
+            exchange.dlpFound(finding.dlpRule(), "body");
+            metrics.dlpFinding(finding.dlpRule(), "body", "block");
+            metrics.leakBlocked("dlp:" + finding.dlpRule(), "body");
         }
         return of(finding, destination, state, sentBytes);
     }
@@ -30,6 +34,9 @@ final class BodyRefusals {
     static Refusal of(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes) {
         String cut = sentBytes < 0 ? "" : "; found after " + sentBytes + " body bytes had been forwarded, past limits.scan_hold_bytes:"
                 + " the upstream connection was reset before the body ended";
+        if (finding.dlpRule() != null) {
+            return Refusals.dlp(finding.dlpRule(), "body", destination.host(), state.profile());
+        }
         if (finding.hit() == null) {
             return Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, finding.unscannable() + cut);
         }

@@ -213,7 +213,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         Verdict.Outgoing out = verdict.outgoing();
         RequestBodyGate gate;
         try {
-            gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination());
+            gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination(), rule -> exchange.dlpAudited(rule, proxy.metrics));
         } catch (RequestBodyScan.UnscannableException e) {
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
             return;

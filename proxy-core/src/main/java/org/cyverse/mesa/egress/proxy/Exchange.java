@@ -25,6 +25,7 @@ final class Exchange {
     /** A finding in the body, after the verdict: the credential and place the record names instead of the verdict's. */
     private String bodyCredential;
     private String bodyPlace;
+    private String dlpRule;
     long bytesUp;
     long bytesDown;
 
@@ -57,6 +58,22 @@ final class Exchange {
         bodyPlace = place;
     }
 
+    /** A {@code dlp} rule matched the body (refused in block mode, recorded in audit mode). */
+    void dlpFound(String rule, String place) {
+        if (dlpRule == null) {
+            dlpRule = rule;
+            if (bodyPlace == null) {
+                bodyPlace = place;
+            }
+        }
+    }
+
+    /** A {@code dlp} rule matched the body in audit mode: recorded and counted, the request goes on. */
+    void dlpAudited(String rule, ProxyMetrics metrics) {
+        dlpFound(rule, "body");
+        metrics.dlpFinding(rule, "body", "audit");
+    }
+
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
     void finishAllowed(ProxyContext proxy, int status) {
         finish(proxy, Reason.ALLOWED, status, null, null);
@@ -83,7 +100,8 @@ final class Exchange {
         proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(), v != null ? v.method() : method,
                 v == null ? null : v.scheme(), host, v == null ? null : v.port(), v == null ? null : v.path(),
                 allowed ? "allow" : "deny", reason.code(), rule, bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
-                bodyPlace != null ? bodyPlace : v == null ? null : v.place(), status, bytesUp, bytesDown, nanos / 1_000_000));
+                bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
+                status, bytesUp, bytesDown, nanos / 1_000_000));
     }
 
     boolean finished() {

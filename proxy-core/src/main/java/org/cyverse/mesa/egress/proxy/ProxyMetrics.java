@@ -52,6 +52,11 @@ public final class ProxyMetrics {
                     + " (credential_endpoint_mismatch), by credential and where it was (header, query, path, body, host, method)")
             .labelNames("credential", "place")
             .register(registry);
+    private final Counter dlpFindings = Counter.builder()
+            .name("mesa_egress_dlp_findings_total")
+            .help("dlp rules that matched a request, by rule, place and action (audit: recorded; block: refused)")
+            .labelNames("rule", "place", "action")
+            .register(registry);
     private final Counter credentialRefresh = Counter.builder()
             .name("mesa_egress_credential_refresh_total")
             .help("Credential fetches and refreshes by credential and outcome")
@@ -99,6 +104,12 @@ public final class ProxyMetrics {
 
     /** Counts what step 5 did to a request: its injection outcome, and a leak it stopped. */
     public void credentials(Verdict verdict) {
+        if (verdict.dlp() != null) {
+            dlpFinding(verdict.dlp(), verdict.place(), verdict.allowed() ? "audit" : "block");
+            if (!verdict.allowed()) {
+                leakBlocked("dlp:" + verdict.dlp(), verdict.place());
+            }
+        }
         Injection.Outcome outcome = verdict.injection();
         if (outcome == null) {
             return;
@@ -107,6 +118,11 @@ public final class ProxyMetrics {
         if (verdict.place() != null && (outcome == Injection.Outcome.SECRET_LEAK || outcome == Injection.Outcome.MISMATCH)) {
             leakBlocked(verdict.credential(), verdict.place());
         }
+    }
+
+    /** Counts a {@code dlp} rule that matched in {@code place}; {@code action} is {@code audit} or {@code block}. */
+    public void dlpFinding(String rule, String place, String action) {
+        dlpFindings.labelValues(rule, place, action).inc();
     }
 
     /** Counts a request stopped for a secret or an out-of-scope sentinel found in {@code place}. */

@@ -9,12 +9,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.body.RequestBodyScan;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
+import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -28,19 +30,25 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  */
 final class RequestBodyGate implements AutoCloseable {
 
-    /** What a chunk revealed: a needle found, or a body that cannot be scanned (with why). */
-    record Finding(BodyScanner.Hit hit, String unscannable) {}
+    /** What a chunk revealed: a needle found, a body that cannot be scanned (with why), or a blocking {@code dlp} rule. */
+    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {}
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
     private final int holdBytes;
     private final ArrayDeque<HttpContent> held = new ArrayDeque<>();
     private long heldBytes;
+    private final boolean dlpBlocks;
     private boolean holding;
     private boolean sawLast;
+    private boolean dlpReported;
+    /** Where a {@code dlp} rule found in audit mode is recorded (the exchange's record and the metrics). */
+    private final Consumer<String> dlpAudit;
 
-    private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, int holdBytes) {
+    private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, int holdBytes, boolean dlpBlocks, Consumer<String> dlpAudit) {
         this.scan = scan;
+        this.dlpAudit = dlpAudit;
+        this.dlpBlocks = dlpBlocks;
         this.substitution = substitution;
         this.holdBytes = holdBytes;
         this.holding = scan != null && holdBytes > 0;
@@ -50,15 +58,16 @@ final class RequestBodyGate implements AutoCloseable {
      * The gate for {@code request}'s body, or {@code null} when it has none or there is nothing to
      * scan or substitute in it.
      *
+     * @param dlpAudit records a {@code dlp} rule found in audit mode (the request goes on)
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
-    static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination)
-            throws RequestBodyScan.UnscannableException {
+    static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination,
+            Consumer<String> dlpAudit) throws RequestBodyScan.UnscannableException {
         if (!hasBody(request)) {
             return null;
         }
-        return of(out.bodyScans(), out.bodySubstitution(), request.headers().get(HttpHeaderNames.CONTENT_ENCODING),
-                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes());
+        return of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), request.headers().get(HttpHeaderNames.CONTENT_ENCODING),
+                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
     }
 
     /** Whether {@code request} announces a body (chunked, or a Content-Length above zero). */
@@ -73,11 +82,12 @@ final class RequestBodyGate implements AutoCloseable {
      * @param credentialHost whether a credential covers the destination: a body there must be decodable
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
-    static RequestBodyGate of(List<ScanPlan> plans, Map<String, Secret> substitution, String contentEncoding, boolean credentialHost,
-            int holdBytes) throws RequestBodyScan.UnscannableException {
-        RequestBodyScan scan = plans.isEmpty() ? null : RequestBodyScan.of(plans, contentEncoding, credentialHost);
+    static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, String contentEncoding,
+            boolean credentialHost, int holdBytes, Consumer<String> dlpAudit) throws RequestBodyScan.UnscannableException {
+        RequestBodyScan scan = plans.isEmpty() && dlp == null ? null : RequestBodyScan.of(plans, dlp, contentEncoding, credentialHost);
         StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
-        return scan == null && replacer == null ? null : new RequestBodyGate(scan, replacer, holdBytes);
+        return scan == null && replacer == null ? null : new RequestBodyGate(scan, replacer, holdBytes, dlp != null && dlp.block(),
+                dlpAudit);
     }
 
     /** Whether the body's length changes on the way (it is then sent chunked). */
@@ -105,9 +115,19 @@ final class RequestBodyGate implements AutoCloseable {
             if (hit == null && chunk instanceof LastHttpContent) {
                 hit = scan.finish();
             }
-            return hit == null ? null : new Finding(hit, null);
+            if (hit != null) {
+                return new Finding(hit, null, null);
+            }
+            if (scan.dlpFound() != null && !dlpReported) {
+                dlpReported = true;
+                if (dlpBlocks) {
+                    return new Finding(null, null, scan.dlpFound().id());
+                }
+                dlpAudit.accept(scan.dlpFound().id());
+            }
+            return null;
         } catch (RequestBodyScan.UnscannableException e) {
-            return new Finding(null, e.getMessage());
+            return new Finding(null, e.getMessage(), null);
         }
     }
 

@@ -52,7 +52,7 @@ class AuditLogTest {
 
     private static AuditRecord record(int n) {
         return new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "forward", "GET", "http", "example.org", n, "/",
-                "allow", "allowed", "example.org", null, null, 200, 10, 1024, 1);
+                "allow", "allowed", "example.org", null, null, null, 200, 10, 1024, 1);
     }
 
     @Test

@@ -251,6 +251,21 @@ class BodyScanTest {
     }
 
     @Test
+    void aClientWaitingForOneHundredContinueGetsItFromTheProxyAndItsBodyArrivesWhole() throws Exception {
+        Path file = dir.resolve("upload.bin");
+        byte[] data = new byte[3 << 20];
+        java.util.Arrays.fill(data, (byte) 'q');
+        Files.write(file, data);
+        int before = plain.seen().size();
+        Curl.Result r = curl("-v", "-H", "Expect: 100-continue", "--data-binary", "@" + file, "http://127.0.0.1:" + plain.port() + "/upload");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("HTTP/1.1 100 Continue"), r.err());
+        assertTrue(r.out().contains("\"bytes\":" + data.length), r.out());
+        assertEquals(before + 1, plain.seen().size());
+        assertEquals(null, plain.seen().get(before).header("Expect"), "the proxy answered the expectation itself");
+    }
+
+    @Test
     void pythonPostingAJsonToolCallWithTheSecretIsRefused() throws Exception {
         int before = other.seen().size();
         String script = String.join("\n",
