@@ -66,6 +66,9 @@ public final class BodyScanner {
             if (automaton.match(raw) >= 0) {
                 return found(automaton.match(raw), "");
             }
+            if (desynced == 0 && !SPECIAL[b]) {
+                continue; // every view reads this byte as the raw stream does, in the same state
+            }
             for (View v : views) {
                 if (v.inSync && !v.special(b)) {
                     continue;
