@@ -22,6 +22,13 @@ import java.util.Locale;
  */
 public final class ContentCoding {
 
+    /**
+     * The most one input chunk may decode to, per layer: past it the decoder fails (a
+     * decompression bomb would otherwise fill memory from one small chunk before anything could
+     * count it). 8 MiB per chunk of at most 64 KiB is a ratio of 128:1, beyond what text compresses to.
+     */
+    static final int MAX_ALLOCATION = 8 << 20;
+
     private ContentCoding() {}
 
     /** Thrown for a coding the proxy cannot decode. */
@@ -99,27 +106,27 @@ public final class ContentCoding {
         for (int i = 0; i < codings.size(); i++) {
             handlers[codings.size() - 1 - i] = decoder(codings.get(i));
         }
-        return new Decoding(new EmbeddedChannel(handlers), handlers[0]);
+        return new Decoding(new EmbeddedChannel(handlers), handlers);
     }
 
     private static ChannelHandler decoder(String coding) throws UnsupportedCodingException {
         return switch (coding) {
             // Every member of a multi-member gzip body: a reader that stopped after the first would
             // miss what a server that reads them all (Go's, zlib's gzip tools) sees.
-            case "gzip", "x-gzip" -> new JdkZlibDecoder(ZlibWrapper.GZIP, true);
+            case "gzip", "x-gzip" -> new JdkZlibDecoder(ZlibWrapper.GZIP, true, MAX_ALLOCATION);
             // RFC 9110 says zlib; some servers send raw deflate: ZLIB_OR_NONE reads either.
-            case "deflate", "x-deflate" -> new JdkZlibDecoder(ZlibWrapper.ZLIB_OR_NONE);
+            case "deflate", "x-deflate" -> new JdkZlibDecoder(ZlibWrapper.ZLIB_OR_NONE, MAX_ALLOCATION);
             case "br" -> {
                 if (!Brotli.isAvailable()) {
                     throw new UnsupportedCodingException(coding + " (its native library did not load here)");
                 }
-                yield new BrotliDecoder();
+                yield BrotliDecoder.newDecoderWithMaxAllocation(MAX_ALLOCATION);
             }
             case "zstd" -> {
                 if (!Zstd.isAvailable()) {
                     throw new UnsupportedCodingException(coding + " (its native library did not load here)");
                 }
-                yield new ZstdDecoder();
+                yield new ZstdDecoder(MAX_ALLOCATION);
             }
             default -> throw new UnsupportedCodingException(coding.length() <= 32 ? coding : coding.substring(0, 32) + "...");
         };
@@ -132,10 +139,12 @@ public final class ContentCoding {
     public static final class Decoding implements AutoCloseable {
         private final EmbeddedChannel channel;
         private final ChannelHandler outermost;
+        private final ChannelHandler[] layers;
 
-        private Decoding(EmbeddedChannel channel, ChannelHandler outermost) {
+        private Decoding(EmbeddedChannel channel, ChannelHandler[] layers) {
             this.channel = channel;
-            this.outermost = outermost;
+            this.outermost = layers[0];
+            this.layers = layers;
         }
 
         /** Decodes {@code in} (consumed: released) and returns the decoded buffers, which the caller releases. */
@@ -149,10 +158,17 @@ public final class ContentCoding {
             return drain();
         }
 
-        /** Ends the body; returns what the decoders still held. */
+        /** Ends the body; returns what the decoders still held. A zlib stream that did not come to its end is malformed. */
         public List<ByteBuf> finish() {
             channel.finish();
-            return drain();
+            List<ByteBuf> rest = drain();
+            for (ChannelHandler layer : layers) {
+                if (layer instanceof JdkZlibDecoder zlib && !zlib.isClosed()) {
+                    rest.forEach(ByteBuf::release);
+                    throw new DecoderException("the compressed stream ends before its end marker");
+                }
+            }
+            return rest;
         }
 
         private List<ByteBuf> drain() {
@@ -168,9 +184,15 @@ public final class ContentCoding {
             return out;
         }
 
+        /** Releases what the decoders hold; never throws (a decoder that fails on its last bytes has nothing more to say). */
         @Override
         public void close() {
-            channel.finishAndReleaseAll();
+            try {
+                channel.finishAndReleaseAll();
+            } catch (RuntimeException e) {
+                channel.releaseInbound();
+                channel.releaseOutbound();
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ public final class RequestBodyScan implements AutoCloseable {
      * Decoded bytes scanned per body at most: past this, a compressed body is refused rather than
      * scanned on (a small body that inflates without end would hold the event loop).
      */
-    static final long MAX_DECODED_BYTES = 1L << 30;
+    static final long MAX_DECODED_BYTES = 256L << 20;
 
     /** Why a body could not be scanned; the request is refused. */
     public static final class UnscannableException extends Exception {
@@ -32,14 +32,18 @@ public final class RequestBodyScan implements AutoCloseable {
     }
 
     private final List<BodyScanner> scanners;
+    /** For a coded body: scanners of the coded bytes as they were sent (empty otherwise). */
+    private final List<BodyScanner> rawScanners;
     private final DlpScanner dlp;
     private final ContentCoding.Decoding decoding;
     private final String coding;
     private long decoded;
     private DlpRule dlpFound;
 
-    private RequestBodyScan(List<BodyScanner> scanners, DlpScanner dlp, ContentCoding.Decoding decoding, String coding) {
+    private RequestBodyScan(List<BodyScanner> scanners, List<BodyScanner> rawScanners, DlpScanner dlp, ContentCoding.Decoding decoding,
+            String coding) {
         this.scanners = scanners;
+        this.rawScanners = rawScanners;
         this.dlp = dlp;
         this.decoding = decoding;
         this.coding = coding;
@@ -68,7 +72,11 @@ public final class RequestBodyScan implements AutoCloseable {
                 }
             }
         }
-        return new RequestBodyScan(scanners, dlp == null ? null : dlp.newScanner(), decoding,
+        List<BodyScanner> rawScanners = new ArrayList<>();
+        if (decoding != null) {
+            plans.forEach(plan -> rawScanners.add(plan.newScanner()));
+        }
+        return new RequestBodyScan(scanners, rawScanners, dlp == null ? null : dlp.newScanner(), decoding,
                 contentEncoding == null ? null : contentEncoding.length() <= 32 ? contentEncoding : contentEncoding.substring(0, 32) + "...");
     }
 
@@ -80,13 +88,27 @@ public final class RequestBodyScan implements AutoCloseable {
      */
     public BodyScanner.Hit scan(ByteBuf content) throws UnscannableException {
         if (decoding == null) {
-            return scanBytes(content);
+            return scanBytes(content, true);
+        }
+        // The coded bytes too: what a decoder skips (after a stream's end, a gzip comment) is
+        // then still seen as it was sent.
+        BodyScanner.Hit raw = scanBytes(content, false);
+        if (raw != null) {
+            return raw;
         }
         try {
             return scanDecoded(decoding.decode(content.retainedDuplicate()));
         } catch (DecoderException e) {
             throw malformed(e);
         }
+    }
+
+    /** Has the {@code dlp} rules judge what they were given so far (see {@link DlpScanner#flush}); the first rule found, or {@code null}. */
+    public DlpRule flushDlp() {
+        if (dlp != null && dlpFound == null) {
+            dlpFound = dlp.flush();
+        }
+        return dlpFound;
     }
 
     /** Ends the body: what the decoder and the scanners' views still held is scanned. */
@@ -107,6 +129,13 @@ public final class RequestBodyScan implements AutoCloseable {
                 return hit;
             }
         }
+        for (BodyScanner scanner : rawScanners) {
+            BodyScanner.Hit hit = scanner.finish();
+            if (hit != null) {
+                return hit;
+            }
+        }
+        flushDlp();
         return null;
     }
 
@@ -120,7 +149,7 @@ public final class RequestBodyScan implements AutoCloseable {
                             + " MiB, more than the proxy scans");
                 }
                 if (hit == null) {
-                    hit = scanBytes(b);
+                    hit = scanBytes(b, true);
                 }
             }
         } finally {
@@ -129,7 +158,8 @@ public final class RequestBodyScan implements AutoCloseable {
         return hit;
     }
 
-    private BodyScanner.Hit scanBytes(ByteBuf b) {
+    /** @param decoded whether {@code b} is the body as decoded (else the coded bytes of a coded body) */
+    private BodyScanner.Hit scanBytes(ByteBuf b, boolean decoded) {
         byte[] bytes;
         int off;
         if (b.hasArray()) {
@@ -139,10 +169,10 @@ public final class RequestBodyScan implements AutoCloseable {
             bytes = ByteBufUtil.getBytes(b, b.readerIndex(), b.readableBytes(), false);
             off = 0;
         }
-        if (dlp != null && dlpFound == null) {
+        if (decoded && dlp != null && dlpFound == null) {
             dlpFound = dlp.feed(bytes, off, b.readableBytes());
         }
-        for (BodyScanner scanner : scanners) {
+        for (BodyScanner scanner : decoded ? scanners : rawScanners) {
             BodyScanner.Hit hit = scanner.feed(bytes, off, b.readableBytes());
             if (hit != null) {
                 return hit;

@@ -116,8 +116,7 @@ final class ForwardExchange implements UpstreamListener {
         upload.body(content);
     }
 
-    /** What the upload tells the exchange (a class of its own: the exchange's methods stay its own). */
-    private final class UploadEvents implements RequestUpload.Listener {
+    private final class UploadEvents implements RequestUpload.Listener { // what the upload tells the exchange
         @Override
         public void uploadFailed() {
             upstreamClosed();
@@ -181,6 +180,7 @@ final class ForwardExchange implements UpstreamListener {
                 }
             }
             exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
+            ResponseScrubbing.scrubTrailers(msg, state.injector());
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;
         // Flushed at the end of the upstream read ({@link #flushResponse}) or with the last part:

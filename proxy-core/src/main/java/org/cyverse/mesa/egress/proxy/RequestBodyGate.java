@@ -1,12 +1,13 @@
 package org.cyverse.mesa.egress.proxy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -17,6 +18,7 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
+import org.cyverse.mesa.egress.injector.scan.DlpRule;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -36,7 +38,8 @@ final class RequestBodyGate implements AutoCloseable {
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
     private final int holdBytes;
-    private final ArrayDeque<HttpContent> held = new ArrayDeque<>();
+    /** The held body bytes, or {@code null} before the first (and after {@link #release}). */
+    private ByteBuf held;
     private long heldBytes;
     private final boolean dlpBlocks;
     private boolean holding;
@@ -66,7 +69,9 @@ final class RequestBodyGate implements AutoCloseable {
         if (!hasBody(request)) {
             return null;
         }
-        return of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), request.headers().get(HttpHeaderNames.CONTENT_ENCODING),
+        // Every Content-Encoding field: the first alone would let a second coding go undecoded.
+        List<String> codings = request.headers().getAll(HttpHeaderNames.CONTENT_ENCODING);
+        return of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), codings.isEmpty() ? null : String.join(", ", codings),
                 state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
     }
 
@@ -111,19 +116,23 @@ final class RequestBodyGate implements AutoCloseable {
             return null;
         }
         try {
+            boolean last = chunk instanceof LastHttpContent;
             BodyScanner.Hit hit = scan.scan(chunk.content());
-            if (hit == null && chunk instanceof LastHttpContent) {
+            if (hit == null && last) {
                 hit = scan.finish();
             }
             if (hit != null) {
                 return new Finding(hit, null, null);
             }
-            if (scan.dlpFound() != null && !dlpReported) {
+            // dlp judges in runs; what is about to leave (all that was held, or a streamed chunk) is judged now.
+            boolean leaving = !holding || last || heldBytes + chunk.content().readableBytes() >= holdBytes;
+            DlpRule rule = leaving ? scan.flushDlp() : scan.dlpFound();
+            if (rule != null && !dlpReported) {
                 dlpReported = true;
                 if (dlpBlocks) {
-                    return new Finding(null, null, scan.dlpFound().id());
+                    return new Finding(null, null, rule.id());
                 }
-                dlpAudit.accept(scan.dlpFound().id());
+                dlpAudit.accept(rule.id());
             }
             return null;
         } catch (RequestBodyScan.UnscannableException e) {
@@ -131,34 +140,54 @@ final class RequestBodyGate implements AutoCloseable {
         }
     }
 
-    /** Keeps a clean chunk until {@link #release}. */
+    /**
+     * Keeps a clean chunk until {@link #release} (consumed): its bytes are copied into one buffer,
+     * so that what is held costs what it counts (a body in many tiny chunks would otherwise pin a
+     * buffer and an object per chunk).
+     */
     void hold(HttpContent chunk) {
-        held.add(chunk);
-        heldBytes += chunk.content().readableBytes();
-        sawLast |= chunk instanceof LastHttpContent;
+        try {
+            ByteBuf bytes = chunk.content();
+            if (held == null) {
+                held = bytes.alloc().buffer(Math.min(Math.max(bytes.readableBytes(), 4096), holdBytes));
+            }
+            heldBytes += bytes.readableBytes();
+            held.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
+            sawLast |= chunk instanceof LastHttpContent;
+        } finally {
+            chunk.release();
+        }
     }
 
-    /** Stops holding: the held chunks, ready to send in order (the gate no longer owns them). */
+    /** Stops holding: what was held, as one chunk ready to send (the gate no longer owns it); none when nothing was. */
     List<HttpContent> release() {
         holding = false;
-        List<HttpContent> out = new ArrayList<>(held.size());
-        HttpContent c;
-        while ((c = held.poll()) != null) {
-            out.add(outgoing(c));
+        if (held == null) {
+            return List.of();
         }
-        return out;
+        ByteBuf bytes = held;
+        held = null;
+        return List.of(outgoing(sawLast ? new DefaultLastHttpContent(bytes) : new DefaultHttpContent(bytes)));
     }
 
-    /** A clean chunk as it goes upstream (consumed; sentinels substituted where a credential opted in). */
+    /**
+     * A clean chunk as it goes upstream (consumed): sentinels substituted where a credential opted
+     * in, and request trailers dropped (RFC 9110 section 6.5.1 lets a proxy that does: they are
+     * fields no scan of the head or the body has read).
+     */
     HttpContent outgoing(HttpContent chunk) {
+        if (chunk instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
+            chunk = new DefaultLastHttpContent(last.content().retain());
+            last.release();
+        }
         return substitution == null ? chunk : BodyRewriting.rewrite(chunk, substitution);
     }
 
     @Override
     public void close() {
-        HttpContent c;
-        while ((c = held.poll()) != null) {
-            c.release();
+        if (held != null) {
+            held.release();
+            held = null;
         }
         if (scan != null) {
             scan.close();

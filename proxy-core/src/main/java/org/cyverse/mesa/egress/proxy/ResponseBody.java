@@ -46,7 +46,12 @@ final class ResponseBody implements AutoCloseable {
         try {
             List<ByteBuf> parts = decoding.decode(content.content().retain());
             if (last) {
-                parts = concat(parts, decoding.finish());
+                try {
+                    parts = concat(parts, decoding.finish());
+                } catch (DecoderException e) {
+                    parts.forEach(ByteBuf::release);
+                    throw e;
+                }
             }
             decoded = join(parts);
         } catch (DecoderException e) {

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
 import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -46,7 +47,8 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
         ResponseBody body = null;
         StreamReplacer scrubber = bodyless ? null : injector.responseScrubber();
         if (scrubber != null && !scrubber.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
-            String coding = response.headers().get(HttpHeaderNames.CONTENT_ENCODING);
+            List<String> codings = response.headers().getAll(HttpHeaderNames.CONTENT_ENCODING);
+            String coding = codings.isEmpty() ? null : String.join(", ", codings);
             ContentCoding.Decoding decoding = null;
             if (!ContentCoding.identity(coding)) {
                 try {

@@ -2,6 +2,8 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,13 +36,19 @@ final class ResponseScrubbing {
         }
     }
 
+    /** Scrubs the trailer fields of a chunked response's end as header fields are (trailers are fields too). */
+    static void scrubTrailers(HttpObject msg, Injector injector) {
+        if (msg instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
+            scrubHeaders(last.trailingHeaders(), injector);
+        }
+    }
+
     /**
      * Whether the body of a host no credential covers is scrubbed: text without a content coding.
      * (On a credential's hosts every body is, decoded first.)
      */
     static boolean scrubbableBody(HttpHeaders headers) {
-        String encoding = headers.get(HttpHeaderNames.CONTENT_ENCODING);
-        if (encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {
+        if (!org.cyverse.mesa.egress.body.ContentCoding.identity(String.join(",", headers.getAll(HttpHeaderNames.CONTENT_ENCODING)))) {
             return false;
         }
         String type = headers.get(HttpHeaderNames.CONTENT_TYPE);

@@ -3,10 +3,12 @@ package org.cyverse.mesa.egress.injector.scan;
 import java.util.List;
 
 /**
- * Scans one body as it streams for the needles of a {@link ScanPlan}, in four views of the bytes
+ * Scans one body as it streams for the needles of a {@link ScanPlan}, in six views of the bytes
  * at once: as sent, percent-decoded ({@code %41} is {@code A}: form posts, URLs inside JSON),
- * JSON-unescaped ({@code \u0041}, {@code \/}: a value inside a JSON string), and with line breaks
- * removed (MIME base64 wrapped at 76 characters, a PEM block). A needle split across chunks is
+ * JSON-unescaped ({@code \u0041}, {@code \/}: a value inside a JSON string), with line breaks
+ * removed (MIME base64 wrapped at 76 characters, a PEM block), and the percent-decoded and
+ * JSON-unescaped views with their decoded line breaks removed too (wrapped base64 in a form field
+ * or a JSON string). A needle split across chunks is
  * found as if the body had come whole. Not thread-safe: one per body.
  *
  * <p>Cost: a view follows the raw stream without work of its own while the bytes read the same in
@@ -46,7 +48,8 @@ public final class BodyScanner {
     BodyScanner(NeedleAutomaton automaton, List<Finding> findings) {
         this.automaton = automaton;
         this.findings = findings;
-        this.views = automaton == null ? new View[0] : new View[] {new PercentView(), new JsonView(), new JoinedLinesView()};
+        this.views = automaton == null ? new View[0]
+                : new View[] {new PercentView(false), new JsonView(false), new JoinedLinesView(), new PercentView(true), new JsonView(true)};
     }
 
     /** Scans {@code len} bytes; returns the first hit of the whole body so far, or {@code null}. */
@@ -130,8 +133,11 @@ public final class BodyScanner {
 
         abstract String label();
 
+        /** Whether decoded CR and LF are dropped too (base64 wrapped in lines inside a JSON string or a form field). */
+        boolean joinLines;
+
         final void emit(int b) {
-            if (hit != null) {
+            if (hit != null || joinLines && (b == '\r' || b == '\n')) {
                 return;
             }
             state = automaton.next(state, b & 0xff);
@@ -146,6 +152,11 @@ public final class BodyScanner {
     private final class PercentView extends View {
         private int held; // 0: none; 1: '%' seen; 2: '%' and one hex digit
         private int high;
+        private int highByte;
+
+        PercentView(boolean joinLines) {
+            this.joinLines = joinLines;
+        }
 
         @Override
         boolean special(int b) {
@@ -165,6 +176,7 @@ public final class BodyScanner {
             int digit = Character.digit(b, 16);
             if (held == 1 && digit >= 0) {
                 high = digit;
+                highByte = b;
                 held = 2;
             } else if (held == 2 && digit >= 0) {
                 held = 0;
@@ -186,14 +198,14 @@ public final class BodyScanner {
                 emit('%');
             }
             if (held == 2) {
-                emit(Character.forDigit(high, 16));
+                emit(highByte); // as it was sent, in its own letter case
             }
             held = 0;
         }
 
         @Override
         String label() {
-            return "percent-decoded";
+            return joinLines ? "percent-decoded, line breaks removed" : "percent-decoded";
         }
     }
 
@@ -202,6 +214,10 @@ public final class BodyScanner {
         private final byte[] pending = new byte[6];
         private int held; // bytes of an escape seen so far, from the backslash
         private int highSurrogate = -1;
+
+        JsonView(boolean joinLines) {
+            this.joinLines = joinLines;
+        }
 
         @Override
         boolean special(int b) {
@@ -310,7 +326,7 @@ public final class BodyScanner {
 
         @Override
         String label() {
-            return "JSON-unescaped";
+            return joinLines ? "JSON-unescaped, line breaks removed" : "JSON-unescaped";
         }
     }
 

@@ -56,9 +56,25 @@ class DlpRulesTest {
         for (int split : new int[] {3010, 3015, 3030}) {
             DlpScanner s = scanner();
             assertNull(s.feed(body, 0, split));
-            DlpRule found = s.feed(body, split, body.length - split);
+            assertNull(s.flush(), "the first part alone holds no whole token");
+            s.feed(body, split, body.length - split);
+            DlpRule found = s.flush();
             assertEquals("github-pat", found == null ? null : found.id(), "split at " + split);
         }
+    }
+
+    @Test
+    void aBodySentInTinyChunksIsMatchedInRuns() {
+        byte[] body = ("x".repeat(40000) + " AKIAQ3EGRT7BMX2PL5VZ " + "y".repeat(100)).getBytes(StandardCharsets.US_ASCII);
+        DlpScanner s = scanner();
+        DlpRule found = null;
+        for (int i = 0; i < body.length && found == null; i++) {
+            found = s.feed(body, i, 1);
+        }
+        if (found == null) {
+            found = s.flush();
+        }
+        assertEquals("aws-access-token", found == null ? null : found.id());
     }
 
     @Test
