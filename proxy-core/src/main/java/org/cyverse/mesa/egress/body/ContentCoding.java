@@ -25,9 +25,9 @@ public final class ContentCoding {
     /**
      * The most one input chunk may decode to, per layer: past it the decoder fails (a
      * decompression bomb would otherwise fill memory from one small chunk before anything could
-     * count it). 8 MiB per chunk of at most 64 KiB is a ratio of 128:1, beyond what text compresses to.
+     * count it). 16 MiB per chunk of at most 64 KiB is a ratio of 256:1, beyond what text compresses to.
      */
-    static final int MAX_ALLOCATION = 8 << 20;
+    static final int MAX_ALLOCATION = 16 << 20;
 
     private ContentCoding() {}
 
