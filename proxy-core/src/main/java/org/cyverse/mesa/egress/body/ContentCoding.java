@@ -103,10 +103,13 @@ public final class ContentCoding {
             }
         }
         ChannelHandler[] handlers = new ChannelHandler[codings.size()];
+        boolean[] gzip = new boolean[codings.size()];
         for (int i = 0; i < codings.size(); i++) {
-            handlers[codings.size() - 1 - i] = decoder(codings.get(i));
+            int layer = codings.size() - 1 - i;
+            handlers[layer] = decoder(codings.get(i));
+            gzip[layer] = codings.get(i).endsWith("gzip");
         }
-        return new Decoding(new EmbeddedChannel(handlers), handlers);
+        return new Decoding(new EmbeddedChannel(handlers), handlers, gzip);
     }
 
     private static ChannelHandler decoder(String coding) throws UnsupportedCodingException {
@@ -140,11 +143,13 @@ public final class ContentCoding {
         private final EmbeddedChannel channel;
         private final ChannelHandler outermost;
         private final ChannelHandler[] layers;
+        private final boolean[] gzip;
 
-        private Decoding(EmbeddedChannel channel, ChannelHandler[] layers) {
+        private Decoding(EmbeddedChannel channel, ChannelHandler[] layers, boolean[] gzip) {
             this.channel = channel;
             this.outermost = layers[0];
             this.layers = layers;
+            this.gzip = gzip;
         }
 
         /** Decodes {@code in} (consumed: released) and returns the decoded buffers, which the caller releases. */
@@ -158,12 +163,13 @@ public final class ContentCoding {
             return drain();
         }
 
-        /** Ends the body; returns what the decoders still held. A zlib stream that did not come to its end is malformed. */
+        /** Ends the body; returns what the decoders still held. A deflate stream that did not come to its end is malformed. */
         public List<ByteBuf> finish() {
             channel.finish();
             List<ByteBuf> rest = drain();
-            for (ChannelHandler layer : layers) {
-                if (layer instanceof JdkZlibDecoder zlib && !zlib.isClosed()) {
+            for (int i = 0; i < layers.length; i++) {
+                // A gzip decoder reading every member waits for another one: only deflate says it ended.
+                if (layers[i] instanceof JdkZlibDecoder zlib && !gzip[i] && !zlib.isClosed()) {
                     rest.forEach(ByteBuf::release);
                     throw new DecoderException("the compressed stream ends before its end marker");
                 }

@@ -8,6 +8,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -38,8 +40,15 @@ final class RequestBodyGate implements AutoCloseable {
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
     private final int holdBytes;
-    /** The held body bytes, or {@code null} before the first (and after {@link #release}). */
-    private ByteBuf held;
+    /** Size of the buffers small held chunks are copied into. */
+    static final int PAGE = 16 * 1024;
+    /** Chunks smaller than this are copied when held; larger ones are kept as they came. */
+    static final int SMALL = 4096;
+
+    /** The held body bytes, in pages. */
+    private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
+    /** The last page, while small chunks may still be copied into it; else {@code null}. */
+    private ByteBuf openPage;
     private long heldBytes;
     private final boolean dlpBlocks;
     private boolean holding;
@@ -141,33 +150,51 @@ final class RequestBodyGate implements AutoCloseable {
     }
 
     /**
-     * Keeps a clean chunk until {@link #release} (consumed): its bytes are copied into one buffer,
-     * so that what is held costs what it counts (a body in many tiny chunks would otherwise pin a
-     * buffer and an object per chunk).
+     * Keeps a clean chunk until {@link #release} (consumed). A chunk of {@value #SMALL} bytes or
+     * more is kept as it came; smaller ones are copied into pages of {@value #PAGE} bytes, so that
+     * what is held costs what it counts (a body in many tiny chunks would otherwise pin a buffer
+     * and an object per chunk).
      */
     void hold(HttpContent chunk) {
         try {
             ByteBuf bytes = chunk.content();
-            if (held == null) {
-                held = bytes.alloc().buffer(Math.min(Math.max(bytes.readableBytes(), 4096), holdBytes));
-            }
             heldBytes += bytes.readableBytes();
-            held.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
             sawLast |= chunk instanceof LastHttpContent;
+            if (bytes.readableBytes() >= SMALL) {
+                held.add(bytes.retain());
+                openPage = null;
+                return;
+            }
+            int from = bytes.readerIndex();
+            int left = bytes.readableBytes();
+            while (left > 0) {
+                if (openPage == null || !openPage.isWritable()) {
+                    openPage = bytes.alloc().buffer(PAGE, PAGE);
+                    held.add(openPage);
+                }
+                int n = Math.min(left, openPage.writableBytes());
+                openPage.writeBytes(bytes, from, n);
+                from += n;
+                left -= n;
+            }
         } finally {
             chunk.release();
         }
     }
 
-    /** Stops holding: what was held, as one chunk ready to send (the gate no longer owns it); none when nothing was. */
+    /** Stops holding: what was held, as chunks ready to send in order (the gate no longer owns them). */
     List<HttpContent> release() {
         holding = false;
-        if (held == null) {
-            return List.of();
+        openPage = null;
+        List<HttpContent> out = new ArrayList<>(held.size() + 1);
+        ByteBuf page;
+        while ((page = held.poll()) != null) {
+            out.add(held.isEmpty() && sawLast ? outgoing(new DefaultLastHttpContent(page)) : outgoing(new DefaultHttpContent(page)));
         }
-        ByteBuf bytes = held;
-        held = null;
-        return List.of(outgoing(sawLast ? new DefaultLastHttpContent(bytes) : new DefaultHttpContent(bytes)));
+        if (out.isEmpty() && sawLast) {
+            out.add(outgoing(new DefaultLastHttpContent()));
+        }
+        return out;
     }
 
     /**
@@ -185,9 +212,10 @@ final class RequestBodyGate implements AutoCloseable {
 
     @Override
     public void close() {
-        if (held != null) {
-            held.release();
-            held = null;
+        openPage = null;
+        ByteBuf page;
+        while ((page = held.poll()) != null) {
+            page.release();
         }
         if (scan != null) {
             scan.close();

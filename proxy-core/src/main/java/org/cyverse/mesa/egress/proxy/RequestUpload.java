@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayDeque;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.body.ContentCoding;
@@ -46,6 +47,8 @@ final class RequestUpload {
     private State state;
     private Channel upstream;
     private boolean closed;
+    /** What the gate held, once released: sent before anything more is taken from the client. */
+    private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
 
     /** @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it) */
     RequestUpload(ExchangeOwner owner, HttpRequest outgoing, RequestBodyGate gate, Listener listener) {
@@ -116,7 +119,7 @@ final class RequestUpload {
         if (state == State.HOLDING) {
             return !closed && !gate.holdComplete();
         }
-        return !closed && upstream != null && state == State.READY;
+        return !closed && upstream != null && state == State.READY && released.isEmpty();
     }
 
     /** One chunk of the client's body (consumed). */
@@ -153,15 +156,11 @@ final class RequestUpload {
             }
         });
         upstream.read(); // an interim 100 Continue or an early answer may come before the body is sent
-        for (int i = 0; i < held.size(); i++) {
-            HttpContent chunk = held.get(i);
-            if (i < held.size() - 1) {
-                upstream.write(chunk);
-            } else {
-                send(chunk);
-            }
-        }
-        if (held.isEmpty()) {
+        released.addAll(held);
+        HttpContent first = released.poll();
+        if (first != null) {
+            send(first); // the rest one by one, each once the one before was written
+        } else {
             owner.bodyWanted();
             upstream.flush();
         }
@@ -184,6 +183,11 @@ final class RequestUpload {
             if (last) {
                 listener.uploadComplete();
             }
+            HttpContent next = released.poll();
+            if (next != null) {
+                send(next);
+                return;
+            }
             owner.bodyWanted();
         });
     }
@@ -191,6 +195,10 @@ final class RequestUpload {
     /** The exchange is over: nothing more is sent, and what the gate holds is released. */
     void close() {
         closed = true;
+        HttpContent c;
+        while ((c = released.poll()) != null) {
+            c.release();
+        }
         if (gate != null) {
             gate.close();
         }
