@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.body;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.compression.Brotli;
@@ -109,7 +110,12 @@ public final class ContentCoding {
             handlers[layer] = decoder(codings.get(i));
             gzip[layer] = codings.get(i).endsWith("gzip");
         }
-        return new Decoding(new EmbeddedChannel(handlers), handlers, gzip);
+        // Decoded bytes are transient (scanned, or written to the client and gone): unpooled, so
+        // that a large (or hostile) body leaves no pooled memory reserved behind it.
+        EmbeddedChannel channel = new EmbeddedChannel();
+        channel.config().setAllocator(UnpooledByteBufAllocator.DEFAULT);
+        channel.pipeline().addLast(handlers);
+        return new Decoding(channel, handlers, gzip);
     }
 
     private static ChannelHandler decoder(String coding) throws UnsupportedCodingException {
