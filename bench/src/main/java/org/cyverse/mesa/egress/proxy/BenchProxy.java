@@ -8,8 +8,10 @@ import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
@@ -62,5 +64,23 @@ final class BenchProxy {
             Thread.sleep(50);
         }
         throw new IllegalStateException("the proxy is not ready: " + answer.body());
+    }
+
+    /** Closes what a benchmark opened (any of them {@code null}) and deletes its directory. */
+    static void tearDown(AutoCloseable client, ProxyServer proxy, AutoCloseable upstream, Path dir) throws IOException {
+        try {
+            for (AutoCloseable c : new AutoCloseable[] {client, proxy, upstream}) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 }

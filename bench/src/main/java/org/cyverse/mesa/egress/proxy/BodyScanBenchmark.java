@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
 import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
@@ -110,18 +109,7 @@ public class BodyScanBenchmark extends BenchmarkBase {
 
     @TearDown
     public void tearDown() throws IOException {
-        if (client != null) {
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (upstream != null) {
-            upstream.close();
-        }
-        try (var files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        BenchProxy.tearDown(client, proxy, upstream, dir);
     }
 
     @Benchmark

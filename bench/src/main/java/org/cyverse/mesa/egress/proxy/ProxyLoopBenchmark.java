@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
@@ -135,18 +134,7 @@ public class ProxyLoopBenchmark extends BenchmarkBase {
         // One connection per request would mean no keep-alive on the upstream side.
         System.err.printf("%n%s: the upstream saw %d connection(s) for %d requests%n", mode, upstream.connections(),
                 upstream.requests());
-        if (client != null) {
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (upstream != null) {
-            upstream.close();
-        }
-        try (var files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        BenchProxy.tearDown(client, proxy, upstream, dir);
     }
 
     @Benchmark
