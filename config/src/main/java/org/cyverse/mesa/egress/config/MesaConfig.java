@@ -109,11 +109,16 @@ public record MesaConfig(
      *
      * @param scanHoldBytes request body bytes held back until scanned for secrets and sentinels:
      *     a body up to this size reaches the upstream only once all of it was found clean
+     * @param scanHoldTotalBytes the most body bytes held for all requests at once (an extension):
+     *     a request that would pass it is refused 503 {@code overloaded}
      */
-    public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes) {
+    public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,
+            long scanHoldTotalBytes) {
 
         /** SPEC.md's default for {@code scan_hold_bytes}: 1 MiB. */
         public static final int DEFAULT_SCAN_HOLD_BYTES = 1 << 20;
+        /** The default for {@code scan_hold_total_bytes}: 64 MiB. */
+        public static final int DEFAULT_SCAN_HOLD_TOTAL_BYTES = 64 << 20;
     }
 
     /** The config file's {@code allow} entries, named {@code allow[i]}, as the policy holds them. */

@@ -14,7 +14,8 @@ final class SettingsReader {
     static final List<String> NETWORK_KEYS = List.of("allow_private", "dns_timeout", "connect_timeout");
     static final List<String> TLS_KEYS = List.of("ca_cert", "ca_key", "upstream_ca", "intercept");
     static final List<String> AUDIT_KEYS = List.of("sink");
-    static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes");
+    static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes",
+            "scan_hold_total_bytes");
 
     /** Where the interception CA is created when the config names none, relative to the base directory. */
     static final String DEFAULT_CA_DIR = ".mesa-egress";
@@ -106,6 +107,7 @@ final class SettingsReader {
                 limits.integer("max_header_bytes", 65536, 1024, 1048576),
                 limits.duration("header_timeout", Duration.ofSeconds(10)),
                 limits.duration("idle_timeout", Duration.ofSeconds(60)),
-                limits.integer("scan_hold_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_BYTES, 0, 64 << 20));
+                limits.integer("scan_hold_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_BYTES, 0, 64 << 20),
+                limits.integer("scan_hold_total_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_TOTAL_BYTES, 65536, Integer.MAX_VALUE));
     }
 }

@@ -87,7 +87,7 @@ class GoodConfigTest {
                 new MesaConfig.Broker.Auth(AuthMethod.KUBERNETES, "kubernetes", "vice-analysis",
                         Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null)), config.broker());
         assertEquals(MesaConfig.Audit.stdout(), config.audit());
-        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 20), config.limits());
+        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 20, 64 << 20), config.limits());
     }
 
     @Test
@@ -120,7 +120,7 @@ class GoodConfigTest {
         assertEquals(List.of(), config.credentials());
         assertNull(config.broker());
         assertEquals(MesaConfig.Audit.stdout(), config.audit());
-        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 20), config.limits());
+        assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 20, 64 << 20), config.limits());
     }
 
     @Test
@@ -199,7 +199,7 @@ class GoodConfigTest {
         assertEquals(List.of("127.0.0.1/32", "fd00::/8"), config.network().allowPrivate().stream().map(Object::toString).collect(Collectors.toList()));
         assertEquals(Duration.ofMillis(250), config.network().dnsTimeout());
         assertEquals(Duration.ofMinutes(1), config.network().connectTimeout());
-        assertEquals(new MesaConfig.Limits(10, 1024, Duration.ofSeconds(2), Duration.ofHours(1), 65536), config.limits());
+        assertEquals(new MesaConfig.Limits(10, 1024, Duration.ofSeconds(2), Duration.ofHours(1), 65536, 64 << 20), config.limits());
     }
 
     @Test

@@ -34,6 +34,10 @@ final class BodyRefusals {
     static Refusal of(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes) {
         String cut = sentBytes < 0 ? "" : "; found after " + sentBytes + " body bytes had been forwarded, past limits.scan_hold_bytes:"
                 + " the upstream connection was reset before the body ended";
+        if (finding.overloaded()) {
+            return Refusals.of(Reason.OVERLOADED, destination.host(), state.profile(), "request bodies held for scanning would pass"
+                    + " limits.scan_hold_total_bytes (" + state.config().limits().scanHoldTotalBytes() + ")");
+        }
         if (finding.dlpRule() != null) {
             return Refusals.dlp(finding.dlpRule(), "body", destination.host(), state.profile());
         }

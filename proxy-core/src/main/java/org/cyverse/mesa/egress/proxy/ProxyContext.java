@@ -24,6 +24,8 @@ final class ProxyContext {
     /** Leaf certificates for intercepted connections, or {@code null} when {@code tls.intercept: none}. */
     final LeafCertificates leaves;
     final AtomicInteger connections = new AtomicInteger();
+    /** Request body bytes held for scanning, across connections. */
+    final HoldBudget holdBudget = new HoldBudget();
     volatile boolean draining;
 
     ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditLog audit, UpstreamDialer dialer,

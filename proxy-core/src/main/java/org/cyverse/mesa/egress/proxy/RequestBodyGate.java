@@ -34,8 +34,16 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  */
 final class RequestBodyGate implements AutoCloseable {
 
-    /** What a chunk revealed: a needle found, a body that cannot be scanned (with why), or a blocking {@code dlp} rule. */
-    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {}
+    /**
+     * What a chunk revealed: a needle found, a body that cannot be scanned (with why), a blocking
+     * {@code dlp} rule, or no room to hold it ({@code overloaded}: the bytes held across requests
+     * would pass {@code limits.scan_hold_total_bytes}).
+     */
+    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded) {
+        Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
+            this(hit, unscannable, dlpRule, false);
+        }
+    }
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
@@ -57,6 +65,11 @@ final class RequestBodyGate implements AutoCloseable {
     /** Where a {@code dlp} rule found in audit mode is recorded (the exchange's record and the metrics). */
     private final Consumer<String> dlpAudit;
 
+    /** Where held bytes are counted across requests, and its bound; {@code null} for none (tests). */
+    private HoldBudget budget;
+    private long budgetMax;
+    private long charged;
+
     private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, int holdBytes, boolean dlpBlocks, Consumer<String> dlpAudit) {
         this.scan = scan;
         this.dlpAudit = dlpAudit;
@@ -74,14 +87,19 @@ final class RequestBodyGate implements AutoCloseable {
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination,
-            Consumer<String> dlpAudit) throws RequestBodyScan.UnscannableException {
+            Consumer<String> dlpAudit, HoldBudget budget) throws RequestBodyScan.UnscannableException {
         if (!hasBody(request)) {
             return null;
         }
         // Every Content-Encoding field: the first alone would let a second coding go undecoded.
         List<String> codings = request.headers().getAll(HttpHeaderNames.CONTENT_ENCODING);
-        return of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), codings.isEmpty() ? null : String.join(", ", codings),
+        RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), codings.isEmpty() ? null : String.join(", ", codings),
                 state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
+        if (gate != null) {
+            gate.budget = budget;
+            gate.budgetMax = state.config().limits().scanHoldTotalBytes();
+        }
+        return gate;
     }
 
     /** Whether {@code request} announces a body (chunked, or a Content-Length above zero). */
@@ -150,6 +168,22 @@ final class RequestBodyGate implements AutoCloseable {
     }
 
     /**
+     * Counts {@code chunk} against the bytes held across requests before it is held; whether
+     * there was room (when not, the request is refused {@code overloaded}).
+     */
+    boolean reserve(HttpContent chunk) {
+        long n = chunk.content().readableBytes();
+        if (budget == null || n == 0) {
+            return true;
+        }
+        if (!budget.take(n, budgetMax)) {
+            return false;
+        }
+        charged += n;
+        return true;
+    }
+
+    /**
      * Keeps a clean chunk until {@link #release} (consumed). A chunk of {@value #SMALL} bytes or
      * more is kept as it came; smaller ones are copied into pages of {@value #PAGE} bytes, so that
      * what is held costs what it counts (a body in many tiny chunks would otherwise pin a buffer
@@ -186,6 +220,7 @@ final class RequestBodyGate implements AutoCloseable {
     List<HttpContent> release() {
         holding = false;
         openPage = null;
+        giveBack();
         List<HttpContent> out = new ArrayList<>(held.size() + 1);
         ByteBuf page;
         while ((page = held.poll()) != null) {
@@ -210,9 +245,17 @@ final class RequestBodyGate implements AutoCloseable {
         return substitution == null ? chunk : BodyRewriting.rewrite(chunk, substitution);
     }
 
+    private void giveBack() {
+        if (budget != null && charged > 0) {
+            budget.give(charged);
+            charged = 0;
+        }
+    }
+
     @Override
     public void close() {
         openPage = null;
+        giveBack();
         ByteBuf page;
         while ((page = held.poll()) != null) {
             page.release();

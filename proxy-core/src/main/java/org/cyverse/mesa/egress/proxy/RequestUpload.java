@@ -132,6 +132,9 @@ final class RequestUpload {
         if (finding != null) {
             content.release();
             listener.bodyRefused(finding, state != State.HOLDING);
+        } else if (state == State.HOLDING && !gate.reserve(content)) {
+            content.release();
+            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
             if (gate.holdComplete() && upstream != null) {

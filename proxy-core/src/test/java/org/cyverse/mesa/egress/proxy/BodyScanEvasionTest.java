@@ -167,4 +167,38 @@ class BodyScanEvasionTest {
         }
         assertFalse(upstreamSaw("/tail-"));
     }
+
+    @Test
+    void bodiesHeldAcrossRequestsStayWithinTheirBudget() throws Exception {
+        try (ProxyFixture small = ProxyFixture.start("profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + upstream.getLocalPort() + "]\n"
+                + "  - host: \"api.example\"\n    ports: [443]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\nlimits:\n  scan_hold_total_bytes: 65536\n"
+                + "credentials:\n  - name: llm\n    hosts: [\"api.example\"]\n    sentinel: \"" + SENTINEL + "\"\n"
+                + "    header: Authorization\n    secret: \"file:" + dir.resolve("secrets.yaml") + "#llm\"\n");
+                Socket a = new Socket("127.0.0.1", small.port());
+                Socket b = new Socket("127.0.0.1", small.port())) {
+            for (int i = 0; i < 100 && small.admin("/readyz").statusCode() != 200; i++) {
+                Thread.sleep(50);
+            }
+            String target = "http://127.0.0.1:" + upstream.getLocalPort();
+            a.getOutputStream().write(("POST " + target + "/budget-a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60000\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            a.getOutputStream().write(new byte[50000]);
+            a.getOutputStream().flush();
+            Thread.sleep(300);
+            b.getOutputStream().write(("POST " + target + "/budget-b HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 30000\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            b.getOutputStream().write(new byte[20000]);
+            b.getOutputStream().flush();
+            b.setSoTimeout(5000);
+            String refused = new String(b.getInputStream().readNBytes(300), StandardCharsets.US_ASCII);
+            assertTrue(refused.startsWith("HTTP/1.1 503") && refused.contains("overloaded"), refused);
+            a.getOutputStream().write(new byte[10000]);
+            a.getOutputStream().flush();
+            a.setSoTimeout(5000);
+            assertEquals("HTTP/1.1 200", new String(a.getInputStream().readNBytes(12), StandardCharsets.US_ASCII));
+        }
+        assertTrue(upstreamSaw("/budget-a"));
+        assertFalse(received.stream().anyMatch(r -> r.contains("/budget-b")), "the refused body never left");
+    }
 }
