@@ -70,7 +70,7 @@ class BrokenConfigTest {
             audit-sink-empty.yaml | 3: audit.sink: | must be stdout or a file path
             limits-header-bytes.yaml | 3: limits.max_header_bytes: | must be between 1024 and 1048576, got 100
             limits-scan-hold-bytes.yaml | 3: limits.scan_hold_bytes: | must be between 0 and 67108864, got 1073741824
-            limits-scan-hold-total.yaml | 3: limits.scan_hold_total_bytes: | must be between 65536 and 2147483647, got 100
+            limits-scan-hold-total.yaml | 3: limits.scan_hold_total_bytes: | must be at least 65536, got 100
             dlp-mode-bad.yaml | 3: dlp.mode: | must be off, audit or block, got "strict"
             dlp-rule-unknown.yaml | 4: dlp.patterns[1]: | no built-in rule github-token (known: aws-access-token, github-pat
             dlp-regex-bad.yaml | 6: dlp.patterns[0].regex: | is not a valid regular expression: Unclosed character class
