@@ -157,7 +157,7 @@ final class ForwardExchange implements UpstreamListener {
             }
             if (code < 200) {
                 download = Download.INTERIM;
-                HopByHop.strip(response.headers());
+                ResponseScrubbing.interim(response.headers(), state.injector());
             } else {
                 framing = ResponseFraming.prepare(response, request, state.injector(), !clientKeepAlive || proxy.draining, credentialHost);
                 if (framing.unreadable() != null) {

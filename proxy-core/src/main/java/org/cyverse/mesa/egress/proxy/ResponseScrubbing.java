@@ -36,6 +36,12 @@ final class ResponseScrubbing {
         }
     }
 
+    /** An interim (1xx) response's fields: hop-by-hop ones removed, the rest scrubbed (103 Early Hints can echo too). */
+    static void interim(HttpHeaders headers, Injector injector) {
+        HopByHop.strip(headers);
+        scrubHeaders(headers, injector);
+    }
+
     /** Scrubs the trailer fields of a chunked response's end as header fields are (trailers are fields too). */
     static void scrubTrailers(HttpObject msg, Injector injector) {
         if (msg instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {

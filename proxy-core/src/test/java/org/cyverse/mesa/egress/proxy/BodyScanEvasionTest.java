@@ -201,4 +201,42 @@ class BodyScanEvasionTest {
         assertTrue(upstreamSaw("/budget-a"));
         assertFalse(received.stream().anyMatch(r -> r.contains("/budget-b")), "the refused body never left");
     }
+
+    @Test
+    void aSecretEchoedInAnInterimResponseComesBackAsTheSentinel() throws Exception {
+        try (ServerSocket echo = new ServerSocket(0, 4, InetAddress.getByName("127.0.0.1"))) {
+            Thread server = new Thread(() -> {
+                try (Socket s = echo.accept()) {
+                    s.getInputStream().read(new byte[4096]);
+                    s.getOutputStream().write(("HTTP/1.1 103 Early Hints\r\nLink: </style.css?k=" + SECRET + ">; rel=preload\r\n\r\n"
+                            + "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 2\r\n\r\nok")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    Thread.sleep(500);
+                } catch (Exception e) {
+                    // the client's assertions tell
+                }
+            });
+            server.setDaemon(true);
+            server.start();
+            try (ProxyFixture p = ProxyFixture.start("profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + echo.getLocalPort() + "]\n"
+                    + "  - host: \"api.example\"\n    ports: [443]\n"
+                    + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
+                    + "credentials:\n  - name: llm\n    hosts: [\"api.example\"]\n    sentinel: \"" + SENTINEL + "\"\n"
+                    + "    header: Authorization\n    secret: \"file:" + dir.resolve("secrets.yaml") + "#llm\"\n");
+                    Socket client = new Socket("127.0.0.1", p.port())) {
+                for (int i = 0; i < 100 && p.admin("/readyz").statusCode() != 200; i++) {
+                    Thread.sleep(50);
+                }
+                client.getOutputStream().write(("GET http://127.0.0.1:" + echo.getLocalPort() + "/page HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                client.setSoTimeout(5000);
+                String answer = new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                assertTrue(answer.startsWith("HTTP/1.1 103"), answer);
+                assertFalse(answer.contains(SECRET), answer);
+                assertTrue(answer.contains("k=" + SENTINEL), answer);
+                assertTrue(answer.contains("HTTP/1.1 200"), answer);
+            }
+        }
+    }
 }
