@@ -22,10 +22,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.testkit.BodyUpstream;
 import org.cyverse.mesa.egress.testkit.Curl;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.cyverse.mesa.egress.testkit.Python;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -277,15 +277,8 @@ class BodyScanTest {
                 "    print('sent')",
                 "except urllib.error.HTTPError as e:",
                 "    print(e.code, e.headers.get('X-Mesa-Egress-Reason'))");
-        ProcessBuilder builder = new ProcessBuilder("python3", "-c", script);
-        builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy") || k.startsWith("SSL_CERT"));
-        builder.environment().put("HTTPS_PROXY", "http://127.0.0.1:" + proxy.port());
-        builder.environment().put("SSL_CERT_FILE", proxyCa.toString());
-        Process python = builder.start();
-        String out = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(python.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(python.waitFor(30, TimeUnit.SECONDS));
-        assertEquals("403 secret_leak", out.trim(), err);
+        Python.Result python = Python.through(proxy.port(), proxyCa, script);
+        assertEquals("403 secret_leak", python.out().trim(), python.err());
         assertEquals(before, other.seen().size());
     }
 

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.cyverse.mesa.egress.testkit.Python;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -217,15 +218,9 @@ class InterceptionFailuresTest {
                     "ctx.verify_flags |= ssl.VERIFY_X509_STRICT",
                     "req = urllib.request.Request('https://localhost:" + upstream.port() + "/v1/messages', headers={'x-api-key': 'sk-ant-sentinel'})",
                     "print(urllib.request.urlopen(req, context=ctx).read().decode())");
-            ProcessBuilder builder = new ProcessBuilder("python3", "-c", script);
-            builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy") || k.startsWith("SSL_CERT"));
-            builder.environment().put("HTTPS_PROXY", "http://127.0.0.1:" + proxy.port());
-            builder.environment().put("SSL_CERT_FILE", proxyCa.toString());
-            Process python = builder.start();
-            String out = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            String err = new String(python.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(python.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(0, python.exitValue(), err);
+            Python.Result python = Python.through(proxy.port(), proxyCa, script);
+            String out = python.out();
+            assertEquals(0, python.exit(), python.err());
             assertEquals("sk-ant-real-for-python-4242", upstream.seen().get(0).header("x-api-key"));
             assertTrue(out.toLowerCase(java.util.Locale.ROOT).contains("x-api-key: sk-ant-sentinel"), "the echoed key comes back as its sentinel: " + out);
             assertTrue(!out.contains("sk-ant-real-for-python-4242"), out);
