@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
@@ -11,7 +12,7 @@ import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 final class BrokerReader {
 
     static final List<String> BROKER_KEYS = List.of("openbao");
-    static final List<String> OPENBAO_KEYS = List.of("address", "namespace", "ca_cert", "auth");
+    static final List<String> OPENBAO_KEYS = List.of("address", "namespace", "ca_cert", "auth", "kv_refresh");
     static final List<String> AUTH_KEYS = List.of("method", "mount", "role", "jwt_file", "token_file", "wrapped_token_file");
 
     /** The projected ServiceAccount token a Kubernetes pod gets by default. */
@@ -60,10 +61,12 @@ final class BrokerReader {
             caCert = Path.of(env.caCert()).toAbsolutePath().normalize();
         }
         MesaConfig.Broker.Auth auth = auth(openbao, base);
+        // As OpenBao Agent's static-secret interval: KV v2 values carry no lease to renew.
+        Duration kvRefresh = openbao.duration("kv_refresh", MesaConfig.Broker.DEFAULT_KV_REFRESH);
         if (address == null || auth == null) {
             return null;
         }
-        return new MesaConfig.Broker(address, namespace == null ? "" : namespace, caCert, auth);
+        return new MesaConfig.Broker(address, namespace == null ? "" : namespace, caCert, auth, kvRefresh);
     }
 
     /**

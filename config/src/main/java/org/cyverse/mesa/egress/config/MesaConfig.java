@@ -73,13 +73,20 @@ public record MesaConfig(
      */
     public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept) {}
 
-    /** {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent. */
-    public record Broker(String address, String namespace, Path caCert, Auth auth) {
+    /**
+     * {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent.
+     *
+     * @param kvRefresh {@code kv_refresh}: how long a KV v2 value is used before it is read again
+     */
+    public record Broker(String address, String namespace, Path caCert, Auth auth, Duration kvRefresh) {
 
-        /** The injector's settings for this broker, with the default timeouts (connect 5 s, read 10 s, KV values re-read within 5 min). */
+        /** The default of {@code kv_refresh}: 5 minutes, as OpenBao Agent's static-secret interval. */
+        public static final Duration DEFAULT_KV_REFRESH = Duration.ofMinutes(5);
+
+        /** The injector's settings for this broker: connect 5 s, read 10 s, KV values re-read after {@code kv_refresh}. */
         public OpenBaoSettings settings() {
             return new OpenBaoSettings(address, namespace, caCert, auth.method(), auth.mount(), auth.role(), auth.jwtFile(),
-                    auth.tokenFile(), auth.wrappedTokenFile(), OpenBaoSettings.Timeouts.defaults());
+                    auth.tokenFile(), auth.wrappedTokenFile(), OpenBaoSettings.Timeouts.defaults().withKvTtl(kvRefresh));
         }
 
         /** {@code broker.openbao.auth:}; {@code mount} defaults to the method's name. */

@@ -65,6 +65,7 @@ class BrokenConfigTest {
             duration-no-unit.yaml | 3: network.dns_timeout: | needs a unit: write e.g. 5s
             duration-bad.yaml | 3: limits.idle_timeout: | "1 minute" is not a duration
             duration-zero.yaml | 3: network.connect_timeout: | must be longer than zero
+            broker-kv-refresh-zero.yaml | 5: broker.openbao.kv_refresh: | must be longer than zero
             tls-half-ca.yaml | 3: tls.ca_cert: | is given without tls.ca_key; give both, or neither
             tls-intercept-bad.yaml | 3: tls.intercept: | must be auto, all or none
             audit-sink-empty.yaml | 3: audit.sink: | must be stdout or a file path

@@ -85,7 +85,8 @@ class GoodConfigTest {
 
         assertEquals(new MesaConfig.Broker("https://openbao.openbao.svc:8200", "", null,
                 new MesaConfig.Broker.Auth(AuthMethod.KUBERNETES, "kubernetes", "vice-analysis",
-                        Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null)), config.broker());
+                        Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"), null, null), Duration.ofMinutes(5)), config.broker());
+        assertEquals(Duration.ofMinutes(5), config.broker().settings().timeouts().kvTtl());
         assertEquals(MesaConfig.Audit.stdout(), config.audit());
         assertEquals(new MesaConfig.Limits(4096, 65536, Duration.ofSeconds(10), Duration.ofSeconds(60), 1 << 20, 64 << 20), config.limits());
     }
@@ -324,5 +325,19 @@ class GoodConfigTest {
         assertEquals(MesaConfig.Dlp.Mode.BLOCK, config.dlp().mode());
         assertEquals(List.of("github-pat", "acme-token"), config.dlp().rules().stream().map(r -> r.id()).collect(Collectors.toList()));
         assertTrue(config.dlp().authorizationEntropy());
+    }
+
+    @Test
+    void kvRefreshSetsHowLongAKvValueIsUsed() throws Exception {
+        MesaConfig config = loadOk(write("kv.yaml", String.join("\n",
+                "version: 1",
+                "broker:",
+                "  openbao:",
+                "    address: https://openbao.example:8200",
+                "    kv_refresh: 30s",
+                "    auth: {method: token, token_file: /run/token}",
+                "")), Overrides.NONE);
+        assertEquals(Duration.ofSeconds(30), config.broker().kvRefresh());
+        assertEquals(Duration.ofSeconds(30), config.broker().settings().timeouts().kvTtl());
     }
 }
