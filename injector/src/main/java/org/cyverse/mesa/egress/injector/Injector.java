@@ -111,14 +111,12 @@ public final class Injector implements CredentialStep {
             }
         }
 
-        Map<String, Place> sentinelIn = new HashMap<>();
-        Map<String, String> sentinelAt = new HashMap<>();
+        Map<String, Place> sentinelAt = new HashMap<>();
         for (CredentialSpec c : credentials) {
             Needle sentinel = sentinelNeedles.get(c.name());
             Place where = sentinel == null ? null : firstPlace(sentinel, places);
             if (where != null) {
-                sentinelIn.put(c.name(), where);
-                sentinelAt.put(c.name(), where.label());
+                sentinelAt.put(c.name(), where);
             }
         }
 
@@ -126,13 +124,13 @@ public final class Injector implements CredentialStep {
         // send a credential to a host it does not belong to: refuse and record, never "just
         // forward the placeholder".
         for (CredentialSpec c : credentials) {
-            String where = sentinelAt.get(c.name());
+            Place where = sentinelAt.get(c.name());
             if (where == null || !request.tls() && !c.allowPlaintext() && CredentialReach.hostMatches(c, destination)) {
                 continue; // no sentinel, or the plain-http case below
             }
             String miss = CredentialReach.miss(c, destination, request.method(), path);
             if (miss != null) {
-                return refusal(Injection.Outcome.MISMATCH, c, sentinelIn.get(c.name()).code(), "a sentinel of credential " + c.name() + " in " + where
+                return refusal(Injection.Outcome.MISMATCH, c, where.code(), "a sentinel of credential " + c.name() + " in " + where.label()
                         + " is headed to " + destination.authority() + ", outside the credential's scope (" + miss + ")");
             }
         }
@@ -142,8 +140,9 @@ public final class Injector implements CredentialStep {
         if (!request.tls()) {
             for (CredentialSpec c : credentials) {
                 if (sentinelAt.containsKey(c.name()) && !c.allowPlaintext()) {
-                    return refusal(Injection.Outcome.PLAINTEXT, c, sentinelIn.get(c.name()).code(), "a sentinel of credential " + c.name() + " in "
-                            + sentinelAt.get(c.name()) + " would be replaced over plain http; use https");
+                    Place where = sentinelAt.get(c.name());
+                    return refusal(Injection.Outcome.PLAINTEXT, c, where.code(), "a sentinel of credential " + c.name() + " in "
+                            + where.label() + " would be replaced over plain http; use https");
                 }
             }
         }
@@ -171,7 +170,7 @@ public final class Injector implements CredentialStep {
     }
 
     private Injection inject(OutgoingRequest request, List<CredentialSpec> applied, Map<String, Secret> secrets,
-            Map<String, String> sentinelAt) {
+            Map<String, Place> sentinelAt) {
         List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers());
         String pathAndQuery = request.pathAndQuery();
         Map<String, Secret> body = new LinkedHashMap<>();
@@ -186,7 +185,7 @@ public final class Injector implements CredentialStep {
                     headers.set(i, Map.entry(h.getKey(), HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal())));
                 }
                 pathAndQuery = HeaderRewrite.replaceInUri(pathAndQuery, c.sentinel(), secret.reveal());
-                actions.add("sentinel replaced (found in " + sentinelAt.get(c.name()) + ")");
+                actions.add("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")");
             }
             if (c.header() != null && setHeaders.stream().noneMatch(c.header()::equalsIgnoreCase)) {
                 HeaderRewrite.set(headers, c.header(), c.format().replace("{secret}", secret.reveal()));

@@ -10,7 +10,7 @@ import java.util.Arrays;
  *
  * <p>One level of decoding, as the server applies: what the upstream reads is what is checked.
  */
-final class PercentText {
+public final class PercentText {
 
     private final String raw;
     private final String decoded;
@@ -61,6 +61,11 @@ final class PercentText {
             i = end;
         }
         return new PercentText(raw, sb.toString(), from, to);
+    }
+
+    /** {@code raw} with its percent-encoding undone, one char per byte (for places outside this package: the DLP head scan). */
+    public static String decode(String raw) {
+        return of(raw).decoded();
     }
 
     /** The decoded bytes, one char per byte. */

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
+import org.cyverse.mesa.egress.injector.PercentText;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.DlpRule;
 import org.cyverse.mesa.egress.injector.scan.DlpRules;
@@ -73,7 +74,7 @@ final class DlpCheck {
         for (Map.Entry<String, String> header : request.headers()) {
             DlpRule rule = head.scan(header.getValue());
             if (rule == null && header.getValue().indexOf('%') >= 0) {
-                rule = head.scan(percentDecoded(header.getValue()));
+                rule = head.scan(PercentText.decode(header.getValue()));
             }
             if (rule != null) {
                 return new Hit(rule.id(), "header");
@@ -90,29 +91,12 @@ final class DlpCheck {
             String part = parts.get(i);
             DlpRule rule = head.scan(part);
             if (rule == null && part.indexOf('%') >= 0) {
-                rule = head.scan(percentDecoded(part));
+                rule = head.scan(PercentText.decode(part));
             }
             if (rule != null) {
                 return new Hit(rule.id(), i == 0 ? "path" : "query");
             }
         }
         return null;
-    }
-
-    /** {@code %XX} decoded, one char per byte (as the body scan reads bytes); anything else as it is. */
-    private static String percentDecoded(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            int hi = i + 2 < text.length() && c == '%' ? Character.digit(text.charAt(i + 1), 16) : -1;
-            int lo = hi >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
-            if (lo >= 0) {
-                out.append((char) (hi << 4 | lo));
-                i += 2;
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

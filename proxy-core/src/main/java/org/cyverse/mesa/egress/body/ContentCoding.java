@@ -11,6 +11,8 @@ import io.netty.handler.codec.compression.JdkZlibDecoder;
 import io.netty.handler.codec.compression.ZlibWrapper;
 import io.netty.handler.codec.compression.Zstd;
 import io.netty.handler.codec.compression.ZstdDecoder;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -37,6 +39,15 @@ public final class ContentCoding {
         public UnsupportedCodingException(String coding) {
             super("content coding " + coding);
         }
+    }
+
+    /**
+     * A message's content coding: every {@code Content-Encoding} field joined in order (the first
+     * alone would let a second coding go undecoded), or {@code null} when it has none.
+     */
+    public static String of(HttpHeaders headers) {
+        List<String> fields = headers.getAll(HttpHeaderNames.CONTENT_ENCODING);
+        return fields.isEmpty() ? null : String.join(", ", fields);
     }
 
     /** Whether {@code contentEncoding} (a header value, possibly {@code null}) means the body is as it is. */

@@ -123,19 +123,21 @@ public final class RequestBodyScan implements AutoCloseable {
                 throw malformed(e);
             }
         }
-        for (BodyScanner scanner : scanners) {
-            BodyScanner.Hit hit = scanner.finish();
-            if (hit != null) {
-                return hit;
-            }
-        }
-        for (BodyScanner scanner : rawScanners) {
-            BodyScanner.Hit hit = scanner.finish();
-            if (hit != null) {
-                return hit;
-            }
+        BodyScanner.Hit hit = finish(scanners);
+        if (hit == null) {
+            hit = finish(rawScanners);
         }
         flushDlp();
+        return hit;
+    }
+
+    private static BodyScanner.Hit finish(List<BodyScanner> views) {
+        for (BodyScanner scanner : views) {
+            BodyScanner.Hit hit = scanner.finish();
+            if (hit != null) {
+                return hit;
+            }
+        }
         return null;
     }
 

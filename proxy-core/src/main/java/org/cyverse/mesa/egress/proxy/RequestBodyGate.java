@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -15,6 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.body.RequestBodyScan;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -91,9 +91,7 @@ final class RequestBodyGate implements AutoCloseable {
         if (!hasBody(request)) {
             return null;
         }
-        // Every Content-Encoding field: the first alone would let a second coding go undecoded.
-        List<String> codings = request.headers().getAll(HttpHeaderNames.CONTENT_ENCODING);
-        RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), codings.isEmpty() ? null : String.join(", ", codings),
+        RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), ContentCoding.of(request.headers()),
                 state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
         if (gate != null) {
             gate.budget = budget;

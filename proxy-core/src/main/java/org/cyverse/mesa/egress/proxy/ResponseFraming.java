@@ -7,7 +7,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import java.util.List;
 import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -47,8 +46,7 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
         ResponseBody body = null;
         StreamReplacer scrubber = bodyless ? null : injector.responseScrubber();
         if (scrubber != null && !scrubber.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
-            List<String> codings = response.headers().getAll(HttpHeaderNames.CONTENT_ENCODING);
-            String coding = codings.isEmpty() ? null : String.join(", ", codings);
+            String coding = ContentCoding.of(response.headers());
             ContentCoding.Decoding decoding = null;
             if (!ContentCoding.identity(coding)) {
                 try {

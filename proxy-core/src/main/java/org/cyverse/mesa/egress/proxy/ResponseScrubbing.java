@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.Injector;
 
 /**
@@ -54,7 +55,7 @@ final class ResponseScrubbing {
      * (On a credential's hosts every body is, decoded first.)
      */
     static boolean scrubbableBody(HttpHeaders headers) {
-        if (!org.cyverse.mesa.egress.body.ContentCoding.identity(String.join(",", headers.getAll(HttpHeaderNames.CONTENT_ENCODING)))) {
+        if (!ContentCoding.identity(ContentCoding.of(headers))) {
             return false;
         }
         String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
