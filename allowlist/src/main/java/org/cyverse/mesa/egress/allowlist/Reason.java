@@ -28,7 +28,11 @@ public enum Reason {
     UPSTREAM_TLS_ERROR,
     CREDENTIAL_UNAVAILABLE,
     OVERLOADED,
-    UPSTREAM_TIMEOUT;
+    UPSTREAM_TIMEOUT,
+    /** 401: a state-changing admin call without the right admin token. */
+    ADMIN_UNAUTHORIZED,
+    /** 403: the kill switch was pulled; nothing leaves until a restart. */
+    EGRESS_KILLED;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

@@ -40,14 +40,17 @@ final class ConfigFileReader {
     private final Flags flags;
     private final List<ConfigProblem> flagProblems;
     private final BrokerEnvironment brokerEnv;
+    private final java.util.Map<String, String> environment;
 
     /**
      * @param base the directory relative paths resolve against
      * @param flagProblems where problems caused by a flag go
      * @param brokerEnv OpenBao CLI variables that fill in what {@code broker.openbao} leaves out
+     * @param environment what {@code ${VAR}} in a {@code mint} block's metadata expands from
      */
     ConfigFileReader(ProfileCatalog catalog, MapReader root, Path base, Path source, Flags flags, List<ConfigProblem> flagProblems,
-            BrokerEnvironment brokerEnv) {
+            BrokerEnvironment brokerEnv, java.util.Map<String, String> environment) {
+        this.environment = environment == null ? java.util.Map.of() : environment;
         this.catalog = catalog;
         this.root = root;
         this.base = base;
@@ -65,15 +68,16 @@ final class ConfigFileReader {
         }
         Profile profile = profile();
         EgressClass egress = profile == null ? null : egress(profile);
-        HostAndPort listen = address("listen", flags.listen(), DEFAULT_LISTEN);
-        HostAndPort admin = address("admin", flags.admin(), DEFAULT_ADMIN);
+        HostAndPort listen = address("listen", root.lineOf("listen"), root.string("listen"), flags.listen(), DEFAULT_LISTEN);
+        AdminReader.Result adminSection = AdminReader.read(root, base);
+        HostAndPort admin = address(adminSection.listenKey(), adminSection.listenLine(), adminSection.listen(), flags.admin(), DEFAULT_ADMIN);
         if (listen != null && admin != null && listen.equals(admin) && listen.port() != 0) {
             if (flags.admin() != null) {
                 flagProblems.add(new ConfigProblem(ConfigLoader.COMMAND_LINE, 0, "--admin", "is the same address as listen (" + listen + ")"));
             } else if (flags.listen() != null) {
                 flagProblems.add(new ConfigProblem(ConfigLoader.COMMAND_LINE, 0, "--listen", "is the same address as admin (" + admin + ")"));
             } else {
-                root.problem("admin", "is the same address as listen (" + listen + ")");
+                root.problems().add(adminSection.listenLine(), adminSection.listenKey(), "is the same address as listen (" + listen + ")");
             }
         }
         RuleReader.Result allow = RuleReader.read(root, "allow", ScopeReader.WEB_PORTS);
@@ -90,8 +94,8 @@ final class ConfigFileReader {
         // With BAO_ADDR set, openbao: secrets do not need a broker section for their own sake;
         // the broker that the environment implies is then checked (and its role reported) below.
         boolean brokerFromEnv = !root.present("broker") && brokerEnv.address() != null;
-        List<CredentialReader.Entry> credentials = CredentialReader.read(root, root.present("broker") || brokerFromEnv);
-        if (brokerFromEnv && credentials.stream().anyMatch(e -> e.spec().secret().scheme().equals("openbao"))) {
+        List<CredentialReader.Entry> credentials = CredentialReader.read(root, root.present("broker") || brokerFromEnv, environment);
+        if (brokerFromEnv && credentials.stream().anyMatch(e -> e.spec().needs().stream().anyMatch(r -> r.scheme().equals("openbao")))) {
             BrokerReader.checkFromEnvironment(root, brokerEnv, root.lineOf("credentials"));
         }
         if (tls != null && tls.intercept() == InterceptMode.NONE) {
@@ -131,7 +135,7 @@ final class ConfigFileReader {
             return null;
         }
         List<CredentialSpec> specs = credentials.stream().map(CredentialReader.Entry::spec).collect(Collectors.toList());
-        return new MesaConfig(source, profile, egress, listen, admin, network, tls,
+        return new MesaConfig(source, profile, egress, listen, admin, adminSection.control(), network, tls,
                 specs, broker, audit, limits, dlp, policy);
     }
 
@@ -187,14 +191,13 @@ final class ConfigFileReader {
     }
 
     /** The file's value is checked even when a flag overrides it. */
-    private HostAndPort address(String key, HostAndPort flag, HostAndPort fallback) {
+    private HostAndPort address(String key, int line, String text, HostAndPort flag, HostAndPort fallback) {
         HostAndPort fromFile = null;
-        String text = root.string(key);
         if (text != null) {
             try {
                 fromFile = HostAndPort.parse(text);
             } catch (IllegalArgumentException e) {
-                root.problem(key, e.getMessage());
+                root.problems().add(line, key, e.getMessage());
             }
         }
         if (flag != null) {

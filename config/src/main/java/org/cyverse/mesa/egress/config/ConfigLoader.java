@@ -84,7 +84,7 @@ public final class ConfigLoader {
         }
         MesaConfig config = null;
         if (root != null) {
-            config = new ConfigFileReader(catalog, root, base, file, parsed, flagProblems, BrokerEnvironment.of(env)).read();
+            config = new ConfigFileReader(catalog, root, base, file, parsed, flagProblems, BrokerEnvironment.of(env), env).read();
         }
         List<ConfigProblem> all = new ArrayList<>(flagProblems);
         all.addAll(problems.sorted());

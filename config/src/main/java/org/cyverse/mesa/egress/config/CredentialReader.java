@@ -10,13 +10,14 @@ import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.mint.MintSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
 
 /** Reads the {@code credentials} list. Whether the profile lets each credential reach its hosts is {@link CredentialScope}'s. */
 final class CredentialReader {
 
     static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext", "body_substitution");
+            "format", "secret", "allow_plaintext", "body_substitution", "mint");
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -38,7 +39,7 @@ final class CredentialReader {
      * @param broker whether {@code broker.openbao} is configured, which {@code openbao:} secrets need
      * @return the valid entries; invalid ones are reported
      */
-    static List<Entry> read(MapReader root, boolean broker) {
+    static List<Entry> read(MapReader root, boolean broker, Map<String, String> environment) {
         List<YamlNode> items = root.list("credentials");
         List<Entry> entries = new ArrayList<>();
         if (items == null) {
@@ -51,7 +52,7 @@ final class CredentialReader {
             MapReader credential = MapReader.item(items.get(i), key, root.problems(), KEYS,
                     "{name: anthropic, hosts: [api.anthropic.com], secret: \"env:ANTHROPIC_API_KEY\"}");
             if (credential != null) {
-                Entry entry = entry(credential, key, broker, names, sentinels);
+                Entry entry = entry(credential, key, broker, environment, names, sentinels);
                 if (entry != null) {
                     entries.add(entry);
                 }
@@ -60,7 +61,8 @@ final class CredentialReader {
         return entries;
     }
 
-    private static Entry entry(MapReader c, String key, boolean broker, Map<String, String> names, Map<String, String> sentinels) {
+    private static Entry entry(MapReader c, String key, boolean broker, Map<String, String> environment, Map<String, String> names,
+            Map<String, String> sentinels) {
         int before = c.problems().size();
         String name = c.requiredString("name");
         if (name != null && !NAME.matcher(name).matches()) {
@@ -95,14 +97,23 @@ final class CredentialReader {
         } else if (hasControl(format)) {
             c.problem("format", "must not hold control characters (a line break would split the header)");
         }
-        SecretRef secret = secret(c, broker);
+        MintSpec mint = null;
+        SecretRef secret = null;
+        if (c.present("mint")) {
+            if (c.present("secret")) {
+                c.problem("secret", "a minted credential has no secret: the proxy makes its value (remove secret, or remove mint)");
+            }
+            mint = MintReader.read(c, broker, name, environment);
+        } else {
+            secret = secret(c, broker);
+        }
         boolean allowPlaintext = c.bool("allow_plaintext", false);
         boolean bodySubstitution = c.bool("body_substitution", false);
         if (c.problems().size() != before) {
             return null;
         }
         CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
-                bodySubstitution);
+                bodySubstitution, mint);
         return new Entry(spec, key, hostTexts);
     }
 
@@ -124,23 +135,32 @@ final class CredentialReader {
     }
 
     private static SecretRef secret(MapReader c, boolean broker) {
+        if (!c.present("secret")) {
+            c.problem("secret", "is required (or a mint block, for a value the proxy mints)");
+            return null;
+        }
         String text = c.requiredString("secret");
         if (text == null) {
             return null;
         }
+        return secretRef(c, "secret", text, broker);
+    }
+
+    /** A secret reference in {@code key} of {@code c}; problems reported there. */
+    static SecretRef secretRef(MapReader c, String key, String text, boolean broker) {
         try {
             SecretRef secret = SecretRef.parse(text);
             if (secret.scheme().equals("openbao") && !broker) {
-                c.problem("secret", "an openbao: secret needs broker.openbao (address and auth) in this file");
+                c.problem(key, "an openbao: secret needs broker.openbao (address and auth) in this file");
             }
             return secret;
         } catch (IllegalArgumentException e) {
-            c.problem("secret", e.getMessage());
+            c.problem(key, e.getMessage());
             return null;
         }
     }
 
-    private static boolean hasControl(String text) {
+    static boolean hasControl(String text) {
         return text.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f);
     }
 }

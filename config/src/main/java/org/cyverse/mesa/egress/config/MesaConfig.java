@@ -24,6 +24,7 @@ import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
  * @param egress the egress class in force (one the profile permits)
  * @param listen the proxy listener
  * @param admin the admin listener
+ * @param control the operator controls of {@code admin:} (token, kill file)
  * @param policy the compiled policy: deny, then class rules plus {@code allow}; the one copy of the rules
  */
 public record MesaConfig(
@@ -32,6 +33,7 @@ public record MesaConfig(
         EgressClass egress,
         HostAndPort listen,
         HostAndPort admin,
+        Control control,
         Network network,
         Tls tls,
         List<CredentialSpec> credentials,
@@ -61,6 +63,19 @@ public record MesaConfig(
         public boolean on() {
             return mode != Mode.OFF;
         }
+    }
+
+    /**
+     * The operator controls of {@code admin:} (the map form).
+     *
+     * @param tokenFile {@code admin.token_file}: the bearer token every state-changing admin call
+     *     needs, or {@code null}, when such calls are refused
+     * @param killFile {@code admin.kill_file} (an extension): the kill switch is pulled when this
+     *     file exists and holds anything but {@code false} or {@code 0}; or {@code null}
+     */
+    public record Control(Path tokenFile, Path killFile) {
+        /** No token and no kill file. */
+        public static final Control NONE = new Control(null, null);
     }
 
     /** {@code network:}. */

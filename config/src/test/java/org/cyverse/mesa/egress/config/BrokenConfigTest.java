@@ -103,6 +103,16 @@ class BrokenConfigTest {
             broker-token-no-file.yaml | 7: broker.openbao.auth.token_file: | is required for method token
             broker-wrapped-no-file.yaml | 6: broker.openbao.auth.wrapped_token_file: | is required for method wrapped
             broker-field-unused.yaml | 8: broker.openbao.auth.role: | is not used by method token
+            mint-url-plain-http.yaml | 8: credentials[0].mint.litellm.url: | must use https: the master key goes with every call
+            mint-url-missing.yaml | 8: credentials[0].mint.litellm.url: | is required
+            mint-duration-bad.yaml | 10: credentials[0].mint.litellm.duration: | must be a whole number and s, m, h, d, w or mo
+            mint-budget-bad.yaml | 10: credentials[0].mint.litellm.max_budget: | must be a positive number of USD
+            mint-and-secret.yaml | 6: credentials[0].secret: | a minted credential has no secret
+            mint-metadata-unset.yaml | 10: credentials[0].mint.litellm.metadata.analysis: | ${MESA_TEST_UNSET_VARIABLE} is not set
+            mint-kind-unknown.yaml | 7: credentials[0].mint.openai: | unknown key
+            mint-master-key-openbao-without-broker.yaml | 9: credentials[0].mint.litellm.master_key: | needs broker.openbao
+            admin-key-unknown.yaml | 4: admin.tokn_file: | did you mean "token_file"?
+            admin-listen-bad.yaml | 3: admin.listen: | expected HOST:PORT
             """;
 
     static Stream<Arguments> cases() {

@@ -340,4 +340,56 @@ class GoodConfigTest {
         assertEquals(Duration.ofSeconds(30), config.broker().kvRefresh());
         assertEquals(Duration.ofSeconds(30), config.broker().settings().timeouts().kvTtl());
     }
+
+    @Test
+    void aMintedLiteLlmCredentialWithLimitsAndTheAdminControls() throws Exception {
+        Path file = write("mint.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "admin:",
+                "  listen: 127.0.0.1:9191",
+                "  token_file: admin/token",
+                "  kill_file: /run/mesa-egress-kill/kill",
+                "credentials:",
+                "  - name: llm",
+                "    hosts: [\"llm-api.cyverse.ai\"]",
+                "    sentinel: \"sk-mesa-sentinel\"",
+                "    header: Authorization",
+                "    mint:",
+                "      litellm:",
+                "        url: https://llm-api.cyverse.ai",
+                "        master_key: \"file:/run/secrets/litellm#master_key\"",
+                "        duration: 8h",
+                "        max_budget: 20",
+                "        models: [\"claude-sonnet-4-5\", \"gpt-5\"]",
+                "        metadata: {analysis: \"a-${MESA_ANALYSIS_ID}\", team: cyverse}",
+                "        delete_on_stop: true",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of("MESA_ANALYSIS_ID", "42")).load(file, Overrides.NONE);
+        assertTrue(result.ok(), () -> result.problems().toString());
+        MesaConfig config = result.config();
+
+        assertEquals(new HostAndPort("127.0.0.1", 9191), config.admin());
+        assertEquals(file.getParent().resolve("admin/token"), config.control().tokenFile(), "relative to the config file");
+        assertEquals(Path.of("/run/mesa-egress-kill/kill"), config.control().killFile());
+        org.cyverse.mesa.egress.injector.CredentialSpec llm = config.credentials().get(0);
+        assertTrue(llm.minted());
+        assertEquals(null, llm.secret());
+        var mint = (org.cyverse.mesa.egress.injector.mint.MintSpec.LiteLlm) llm.mint();
+        assertEquals("https://llm-api.cyverse.ai", mint.url().toString());
+        assertEquals("file:/run/secrets/litellm#master_key", mint.masterKey().toString());
+        assertEquals("8h", mint.duration());
+        assertEquals(20.0, mint.maxBudget());
+        assertEquals(List.of("claude-sonnet-4-5", "gpt-5"), mint.models());
+        assertEquals(java.util.Map.of("analysis", "a-42", "team", "cyverse"), mint.metadata(), "${VAR} expanded from the environment");
+        assertEquals("mesa-egress-llm", mint.keyAlias());
+        assertTrue(mint.deleteOnStop());
+    }
+
+    @Test
+    void adminAsAnAddressAloneHasNoControls() throws Exception {
+        MesaConfig config = loadOk(write("admin.yaml", "version: 1\nadmin: 127.0.0.1:9191\n"), Overrides.NONE);
+        assertEquals(new HostAndPort("127.0.0.1", 9191), config.admin());
+        assertEquals(MesaConfig.Control.NONE, config.control());
+    }
 }

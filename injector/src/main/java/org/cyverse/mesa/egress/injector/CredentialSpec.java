@@ -17,10 +17,11 @@ import org.cyverse.mesa.egress.allowlist.PathGlob;
  * @param sentinel the placeholder the agent holds, or {@code null}
  * @param header the header set on matching requests, or {@code null}
  * @param format e.g. {@code "Bearer {secret}"} (the default)
- * @param secret where the value comes from
+ * @param secret where the value comes from, or {@code null} for a minted credential
  * @param allowPlaintext whether injection may happen over plain http
  * @param bodySubstitution whether the sentinel is also replaced in request bodies (streaming),
  *     for APIs that carry keys in JSON bodies; off by default
+ * @param mint how the value is minted ({@code mint:}), or {@code null} when it is read from {@code secret}
  */
 public record CredentialSpec(
         String name,
@@ -33,13 +34,33 @@ public record CredentialSpec(
         String format,
         SecretRef secret,
         boolean allowPlaintext,
-        boolean bodySubstitution) {
+        boolean bodySubstitution,
+        org.cyverse.mesa.egress.injector.mint.MintSpec mint) {
+
+    /** A credential read from {@code secret}. */
+    public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
+            String sentinel, String header, String format, SecretRef secret, boolean allowPlaintext, boolean bodySubstitution) {
+        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, null);
+    }
 
     public CredentialSpec {
+        if ((secret == null) == (mint == null)) {
+            throw new IllegalArgumentException("credential " + name + " needs exactly one of secret and mint");
+        }
         hosts = List.copyOf(hosts);
         ports = Set.copyOf(ports);
         methods = Set.copyOf(methods);
         paths = List.copyOf(paths);
+    }
+
+    /** Every secret reference this credential reads: its {@code secret}, or what its minter needs. */
+    public List<SecretRef> needs() {
+        return mint != null ? mint.needs() : List.of(secret);
+    }
+
+    /** Whether the proxy mints this credential's values (rather than reading them from a source). */
+    public boolean minted() {
+        return mint != null;
     }
 
     /** Whether this credential's hosts and ports cover {@code destination} (methods and paths aside). */

@@ -34,6 +34,8 @@ final class CredentialState {
      */
     volatile List<Secret> held = List.of();
     static final int HELD = 8;
+    /** The minted values not retired yet (empty for a credential read from a source). */
+    final org.cyverse.mesa.egress.injector.mint.MintedKeys minted = new org.cyverse.mesa.egress.injector.mint.MintedKeys();
     /** The next planned fetch (refresh ahead of expiry, or retry after a failure). */
     private ScheduledFuture<?> next;
 

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.injector.mint.Minter;
 
 /**
  * The current secret of every configured credential, fetched once at start and kept fresh in
@@ -46,10 +47,18 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     /** Told about each fetch: credential name and outcome ({@code success}, {@code failure}, {@code revoked}). */
     public interface Listener {
         void refreshed(String credential, String outcome);
+
+        /**
+         * Told about each call to a minter: {@code success} or {@code failure} (minting), {@code retired}
+         * or {@code retire_failure} (taking a key back).
+         */
+        default void minted(String credential, String outcome) {}
     }
 
     private final Map<String, CredentialState> states;
     private final Map<String, SecretSource> sources;
+    private final Map<String, Minter> minters;
+    private final Retirements retirements;
     private final ScheduledExecutorService executor;
     private final Listener listener;
     private final Clock clock = Clock.systemUTC();
@@ -67,6 +76,14 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
      */
     public CredentialStore(List<CredentialSpec> credentials, Map<String, SecretSource> sources,
             ScheduledExecutorService executor, Listener listener) {
+        this(credentials, sources, Map.of(), executor, listener);
+    }
+
+    /**
+     * @param minters the minter of each minted credential, by credential name
+     */
+    public CredentialStore(List<CredentialSpec> credentials, Map<String, SecretSource> sources, Map<String, Minter> minters,
+            ScheduledExecutorService executor, Listener listener) {
         Map<String, CredentialState> byName = new LinkedHashMap<>();
         for (CredentialSpec spec : credentials) {
             if (byName.put(spec.name(), new CredentialState(spec)) != null) {
@@ -76,8 +93,15 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         // Never modified after construction: safe to read from any thread without a lock.
         this.states = Collections.unmodifiableMap(byName);
         this.sources = Map.copyOf(sources);
+        this.minters = Map.copyOf(minters);
+        for (CredentialSpec spec : credentials) {
+            if (spec.minted() && !this.minters.containsKey(spec.name())) {
+                throw new IllegalArgumentException("credential " + spec.name() + " is minted, but no minter was given for it");
+            }
+        }
         this.executor = executor;
         this.listener = listener;
+        this.retirements = new Retirements(this.minters, executor, this::tellMinted);
     }
 
     /** Starts the first fetch of every credential and the refresh loop. Returns at once. */
@@ -145,6 +169,29 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         return missing.isEmpty() ? null : String.join("; ", missing);
     }
 
+    /**
+     * The kill switch: every value dropped at once (requests that need one are refused from now
+     * on), refreshing stopped for good, and every minted value retired at its issuer, within
+     * {@code budget} (blocking). Returns how many minted values could not be retired.
+     */
+    public int kill(Duration budget) {
+        close();
+        for (CredentialState state : states.values()) {
+            state.lease.set(null);
+        }
+        return retireAll(budget);
+    }
+
+    /**
+     * Retires every minted value not retired yet (on stop; a value still in use stops working),
+     * retrying within {@code budget}; blocks. Returns how many could not be retired.
+     */
+    public int retireAll(Duration budget) {
+        Map<String, org.cyverse.mesa.egress.injector.mint.MintedKeys> minted = new LinkedHashMap<>();
+        states.values().stream().filter(s -> s.spec.minted()).forEach(s -> minted.put(s.spec.name(), s.minted));
+        return retirements.all(minted, budget);
+    }
+
     /** Stops refreshing. Values already fetched stay usable until they expire. */
     @Override
     public void close() {
@@ -182,8 +229,12 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         }
         String name = state.spec.name();
         try {
-            SecretLease lease = obtain(state.spec);
+            SecretLease lease = obtain(state);
+            SecretLease replaced = state.spec.minted() ? state.minted.minted(lease) : null;
             state.lease.set(lease);
+            if (replaced != null) {
+                retirements.later(state.spec.name(), state.minted, replaced);
+            }
             if (state.remember(lease.secret())) {
                 generation.incrementAndGet();
             }
@@ -195,6 +246,9 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                 LOG.info("credential " + name + ": fetched again after failures");
             }
             tell(name, "success");
+            if (state.spec.minted()) {
+                tellMinted(name, "success");
+            }
             if (lease.expiresAt() != null) {
                 plan(state, Duration.between(clock.instant(), lease.expiresAt()).multipliedBy(2).dividedBy(3));
             }
@@ -210,6 +264,9 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                     + e.getMessage() + (state.lease.get() != null ? " (the cached value is still valid)" : "")
                     + "; retrying in " + retry.toMillis() + " ms");
             tell(name, e.revoked() ? "revoked" : "failure");
+            if (state.spec.minted()) {
+                tellMinted(name, "failure");
+            }
             plan(state, retry);
         } finally {
             state.inFlight.set(false);
@@ -217,22 +274,26 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     }
 
     /** Asks the source, and checks what it returned; every message names the credential's reference, never a value. */
-    private SecretLease obtain(CredentialSpec spec) throws SecretUnavailableException {
-        SecretRef ref = spec.secret();
-        SecretSource source = sources.get(ref.scheme());
-        if (source == null) {
-            throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
-        }
+    private SecretLease obtain(CredentialState state) throws SecretUnavailableException {
+        CredentialSpec spec = state.spec;
+        String ref = spec.minted() ? "the minted value of " + spec.name() : spec.secret().toString();
         SecretLease lease;
         try {
-            lease = source.fetch(ref);
+            if (spec.minted()) {
+                lease = minters.get(spec.name()).mint(state.minted.latest());
+            } else {
+                SecretSource source = sources.get(spec.secret().scheme());
+                if (source == null) {
+                    throw new SecretUnavailableException("no source serves " + spec.secret().scheme() + ": secrets");
+                }
+                lease = source.fetch(spec.secret());
+            }
         } catch (RuntimeException e) {
             // A bug in a source; its message is unknown text, so only its type is reported.
-            throw new SecretUnavailableException("the " + ref.scheme() + " source failed unexpectedly ("
-                    + e.getClass().getName() + ") fetching " + ref);
+            throw new SecretUnavailableException("fetching " + ref + " failed unexpectedly (" + e.getClass().getName() + ")");
         }
         if (lease == null || lease.secret() == null) {
-            throw new SecretUnavailableException("the " + ref.scheme() + " source returned no value for " + ref);
+            throw new SecretUnavailableException("no value was returned for " + ref);
         }
         if (expired(lease, clock.instant())) {
             throw new SecretUnavailableException("the value of " + ref + " had already expired when it was fetched");
@@ -254,13 +315,16 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                     continue;
                 }
                 if (expired(lease, now)) {
+                    if (state.spec.minted()) {
+                        state.minted.retired(lease); // expired at its issuer too: nothing left to take back
+                    }
                     if (state.lease.compareAndSet(lease, null)) {
                         LOG.warning("credential " + state.spec.name() + ": value expired at " + lease.expiresAt()
                                 + " without a successful refresh; requests that need it are refused");
                     }
                     continue;
                 }
-                SecretSource source = sources.get(state.spec.secret().scheme());
+                SecretSource source = state.spec.minted() ? null : sources.get(state.spec.secret().scheme());
                 if (state.failures == 0 && !state.inFlight.get() && source != null && source.changed(state.spec.secret(), lease)) {
                     submit(state);
                 }
@@ -268,6 +332,14 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                 // A throwing task would end scheduleWithFixedDelay for good: never let one escape.
                 LOG.log(Level.WARNING, "credential " + state.spec.name() + ": change check failed (" + e.getClass().getName() + ")");
             }
+        }
+    }
+
+    private void tellMinted(String credential, String outcome) {
+        try {
+            listener.minted(credential, outcome);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "credential listener failed", e);
         }
     }
 

@@ -48,6 +48,13 @@ public final class SecretSources implements AutoCloseable {
         return bySchemes;
     }
 
+    /** Sets who is told when OpenBao revoked the proxy's own token (the kill switch); nothing happens without a broker. */
+    public void onBrokerTokenRevoked(java.util.function.Consumer<String> listener) {
+        if (openBao != null) {
+            openBao.onTokenRevoked(listener);
+        }
+    }
+
     /** Revokes the leases the OpenBao source holds (within its own time budget); the others hold nothing. */
     @Override
     public void close() {

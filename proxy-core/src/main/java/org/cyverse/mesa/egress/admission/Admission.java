@@ -1,11 +1,10 @@
 package org.cyverse.mesa.egress.admission;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
@@ -28,6 +27,9 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * where it is learnt, and answered through {@link Refusals} too: the framing of step 1 by the
  * request decoder, the resolved addresses of step 4 by the dialer, the TLS server name of a
  * tunnel by the SNI check.
+ *
+ * <p>Before all of it: once the kill switch is pulled, every request whose target could be read is
+ * refused {@code egress_killed}, so nothing else (credentials, policy) is consulted.
  *
  * <ol start="2">
  *   <li>the target is parsed and canonicalized ({@link RequestTarget}, {@link Destination}); inside
@@ -52,6 +54,7 @@ public final class Admission {
     private final boolean canIntercept;
     private final LeakRedaction redaction;
     private final DlpCheck dlp;
+    private final BooleanSupplier killed;
 
     /**
      * @param guard the address guard for IP literals
@@ -59,6 +62,15 @@ public final class Admission {
      * @param canIntercept whether the proxy has a CA to terminate TLS with
      */
     public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept) {
+        this(config, guard, steps, canIntercept, () -> false);
+    }
+
+    /**
+     * @param killed whether the kill switch was pulled: then every request and CONNECT is refused
+     *     ({@code egress_killed}) once its target is read, whatever the policy says
+     */
+    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, BooleanSupplier killed) {
+        this.killed = killed;
         this.config = config;
         this.guard = guard;
         this.steps = List.copyOf(steps);
@@ -90,7 +102,7 @@ public final class Admission {
     private Verdict proxyRequest(VerdictDraft draft, RequestFacts facts) {
         String uri = facts.target();
         if (uri.startsWith("/") || uri.equals("*")) {
-            return draft.refuse(Refusals.badRequest(Refusals.Problem.NO_DESTINATION, abbreviate(uri)));
+            return draft.refuse(Refusals.badRequest(Refusals.Problem.NO_DESTINATION, TargetChecks.abbreviate(uri)));
         }
         RequestTarget target;
         try {
@@ -126,6 +138,9 @@ public final class Admission {
             return draft.unreadable(Refusals.badRequest(Refusals.Problem.BAD_CONNECT_TARGET, e.getMessage()));
         }
         draft.at(destination);
+        if (killed.getAsBoolean()) {
+            return draft.refuse(Refusals.of(Reason.EGRESS_KILLED, destination.host(), profile(), null));
+        }
         Decision decision = config.policy().decide(Target.tunnel(destination));
         draft.policy = decision;
         boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
@@ -136,7 +151,7 @@ public final class Admission {
         if (!decision.allowed() && !needsInspection) {
             return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
         }
-        if (!literalPermitted(destination)) {
+        if (!TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
         }
         if (intercept) {
@@ -162,8 +177,8 @@ public final class Admission {
         } else {
             try {
                 RequestTarget target = RequestTarget.parseAbsolute(uri);
-                if (!target.scheme().equals("https") || !names(tunnel, target.host(), target.port())) {
-                    return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(), "request target " + abbreviate(uri)));
+                if (!target.scheme().equals("https") || !TargetChecks.names(tunnel, target.host(), target.port())) {
+                    return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(), "request target " + TargetChecks.abbreviate(uri)));
                 }
                 pathAndQuery = target.pathAndQuery();
             } catch (RequestTarget.BadTargetException e) {
@@ -173,9 +188,9 @@ public final class Admission {
         draft.pathAndQuery = pathAndQuery;
         draft.path = RequestTarget.pathOf(pathAndQuery);
         String host = facts.header("Host");
-        if (host == null || !hostHeaderNames(tunnel, host)) {
+        if (host == null || !TargetChecks.hostHeaderNames(tunnel, host)) {
             return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(),
-                    host == null ? "no Host header" : "Host " + abbreviate(host)));
+                    host == null ? "no Host header" : "Host " + TargetChecks.abbreviate(host)));
         }
         return request(draft, facts, tunnel, pathAndQuery, true);
     }
@@ -183,13 +198,16 @@ public final class Admission {
     /** Steps 3-5 for a request whose destination is known; its callers have set the draft's path. */
     private Verdict request(VerdictDraft draft, RequestFacts facts, Destination destination, String pathAndQuery, boolean tls) {
         draft.at(destination);
+        if (killed.getAsBoolean()) {
+            return draft.refuse(Refusals.of(Reason.EGRESS_KILLED, destination.host(), profile(), null));
+        }
         String method = facts.method();
         Decision decision = config.policy().decide(new Target(destination, method, draft.path));
         draft.policy = decision;
         if (!decision.allowed()) {
             return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
         }
-        if (!tls && !literalPermitted(destination)) {
+        if (!tls && !TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
         }
         // Any case: a server that reads methods case-insensitively would echo "trace" too.
@@ -258,41 +276,7 @@ public final class Admission {
         return Refusals.credential(reason, injection.credential(), host, profile(), injection.detail());
     }
 
-    private boolean literalPermitted(Destination destination) {
-        byte[] literal = destination.addressBytes();
-        if (literal == null) {
-            return true;
-        }
-        try {
-            return guard.check(InetAddress.getByAddress(literal)).permitted();
-        } catch (UnknownHostException e) {
-            return false; // four or sixteen bytes always make an address; fail closed regardless
-        }
-    }
-
-    private static boolean hostHeaderNames(Destination tunnel, String hostHeader) {
-        try {
-            RequestTarget authority = RequestTarget.parseAbsolute("https://" + hostHeader + "/");
-            return names(tunnel, authority.host(), authority.port());
-        } catch (RequestTarget.BadTargetException e) {
-            return false;
-        }
-    }
-
-    private static boolean names(Destination tunnel, String host, int port) {
-        try {
-            Destination d = Destination.parse(host, port);
-            return d.host().equals(tunnel.host()) && d.port() == tunnel.port();
-        } catch (InvalidDestinationException e) {
-            return false;
-        }
-    }
-
     private String profile() {
         return config.profile().name();
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
     }
 }

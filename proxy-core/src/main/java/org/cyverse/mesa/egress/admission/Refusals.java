@@ -54,6 +54,7 @@ public final class Refusals {
     public static int status(Reason reason) {
         return switch (reason) {
             case BAD_REQUEST -> 400;
+            case ADMIN_UNAUTHORIZED -> 401;
             case METHOD_REFUSED -> 405;
             case HEADER_TIMEOUT -> 408;
             case HOST_MISMATCH -> 421;
@@ -62,7 +63,7 @@ public final class Refusals {
             case CREDENTIAL_UNAVAILABLE, OVERLOADED -> 503;
             case UPSTREAM_TIMEOUT -> 504;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
-                    CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL -> 403;
+                    CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
     }
@@ -155,6 +156,8 @@ public final class Refusals {
             case PLAINTEXT_CREDENTIAL -> "a credential would have gone to " + target + " over plain http";
             case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects";
             case BAD_REQUEST -> "the request is malformed or ambiguous";
+            case ADMIN_UNAUTHORIZED -> "this admin call changes the proxy's state and needs the admin token";
+            case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
         return detail == null ? base : base + " (" + detail + ")";
@@ -181,6 +184,9 @@ public final class Refusals {
             case UPSTREAM_TIMEOUT -> "the upstream did not answer within network.connect_timeout or limits.idle_timeout; retry later";
             case OVERLOADED -> "retry shortly; an operator can raise limits.max_connections";
             case BAD_REQUEST -> "send a well-formed HTTP/1.1 request through the proxy (HTTP_PROXY / HTTPS_PROXY)";
+            case ADMIN_UNAUTHORIZED -> "send Authorization: Bearer <the token in admin.token_file>; without admin.token_file configured,"
+                    + " state-changing admin calls are refused";
+            case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");

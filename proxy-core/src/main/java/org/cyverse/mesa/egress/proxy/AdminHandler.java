@@ -17,8 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
- * The admin port (SPEC.md "Admin port"): {@code /healthz}, {@code /readyz}, {@code /metrics},
- * {@code /ca.pem}. GET and HEAD only.
+ * The admin port (SPEC.md "Admin port"): reads ({@code /healthz}, {@code /readyz}, {@code /metrics},
+ * {@code /ca.pem}) with GET and HEAD, open on loopback; state-changing calls ({@code POST /kill})
+ * with POST, each authenticated with the admin token before anything else (an unknown path
+ * included, so that the agent, which reaches this port, learns nothing), and audited.
  */
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -26,20 +28,23 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final ProxyMetrics metrics;
     private final Supplier<String> notReadyReason;
     private final Supplier<byte[]> caPem;
+    private final AdminCalls calls;
 
     /**
      * @param notReadyReason {@code null} when ready, else why not (for {@code /readyz})
      * @param caPem the interception CA certificate, or {@code null} when there is none
+     * @param calls the state-changing calls
      */
-    AdminHandler(ProxyMetrics metrics, Supplier<String> notReadyReason, Supplier<byte[]> caPem) {
+    AdminHandler(ProxyMetrics metrics, Supplier<String> notReadyReason, Supplier<byte[]> caPem, AdminCalls calls) {
         this.metrics = metrics;
         this.notReadyReason = notReadyReason;
         this.caPem = caPem;
+        this.calls = calls;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        FullHttpResponse response = answer(request);
+        FullHttpResponse response = HttpMethod.POST.equals(request.method()) ? calls.answer(ctx.channel(), request) : answer(request);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
@@ -54,7 +59,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private FullHttpResponse answer(FullHttpRequest request) {
         if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
-            return text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+            FullHttpResponse refused = AdminResponses.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD to read, POST to change\n");
+            refused.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD, POST");
+            return refused;
         }
         String path = request.uri();
         int q = path.indexOf('?');
@@ -63,36 +70,26 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         switch (path) {
             case "/healthz":
-                return text(HttpResponseStatus.OK, "ok\n");
+                return AdminResponses.text(HttpResponseStatus.OK, "ok\n");
             case "/readyz": {
                 String reason = notReadyReason.get();
                 if (reason == null) {
-                    return text(HttpResponseStatus.OK, "ready\n");
+                    return AdminResponses.text(HttpResponseStatus.OK, "ready\n");
                 }
                 String json = "{\"ready\": false, \"reason\": \"" + reason.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}\n";
-                return body(HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json", json.getBytes(StandardCharsets.UTF_8));
+                return AdminResponses.body(HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json", json.getBytes(StandardCharsets.UTF_8));
             }
             case "/metrics":
-                return body(HttpResponseStatus.OK, ProxyMetrics.contentType(), metrics.scrape());
+                return AdminResponses.body(HttpResponseStatus.OK, ProxyMetrics.contentType(), metrics.scrape());
             case "/ca.pem": {
                 byte[] pem = caPem.get();
                 if (pem == null) {
-                    return text(HttpResponseStatus.NOT_FOUND, "no interception CA is configured\n");
+                    return AdminResponses.text(HttpResponseStatus.NOT_FOUND, "no interception CA is configured\n");
                 }
-                return body(HttpResponseStatus.OK, "application/x-pem-file", pem);
+                return AdminResponses.body(HttpResponseStatus.OK, "application/x-pem-file", pem);
             }
             default:
-                return text(HttpResponseStatus.NOT_FOUND, "not found; try /healthz, /readyz, /metrics, /ca.pem\n");
+                return AdminResponses.text(HttpResponseStatus.NOT_FOUND, "not found; try /healthz, /readyz, /metrics, /ca.pem\n");
         }
-    }
-
-    private static FullHttpResponse text(HttpResponseStatus status, String text) {
-        return body(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static FullHttpResponse body(HttpResponseStatus status, String type, byte[] bytes) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
-        return response;
     }
 }

@@ -76,6 +76,14 @@ final class Exchange {
 
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
     void finishAllowed(ProxyContext proxy, int status) {
+        Verdict v = verdict;
+        if (v != null && v.mode() != Verdict.Mode.TUNNEL && !v.applied().isEmpty() && !finished) {
+            // The upstream's answer to a request that carried a credential: a refusal there (a
+            // budget spent, a key blocked or expired) is passed on as sent, and counted here.
+            for (var applied : v.applied()) {
+                proxy.metrics.upstreamRefusal(applied.credential(), status);
+            }
+        }
         finish(proxy, Reason.ALLOWED, status, null, null);
     }
 

@@ -62,6 +62,22 @@ public final class ProxyMetrics {
             .help("Credential fetches and refreshes by credential and outcome")
             .labelNames("credential", "outcome")
             .register(registry);
+    private final Counter mints = Counter.builder()
+            .name("mesa_egress_credential_mints_total")
+            .help("Calls to the issuer of a minted credential, by credential and outcome (success, failure: minting;"
+                    + " retired, retire_failure: taking a key back)")
+            .labelNames("credential", "outcome")
+            .register(registry);
+    private final Counter upstreamRefusals = Counter.builder()
+            .name("mesa_egress_credential_upstream_refusals_total")
+            .help("Answers 400, 401, 402, 403 and 429 from upstreams to requests a credential was injected into"
+                    + " (a budget exhausted, a key blocked or expired), by credential and status")
+            .labelNames("credential", "status")
+            .register(registry);
+    private final Gauge killSwitch = Gauge.builder()
+            .name("mesa_egress_kill_switch")
+            .help("1 once the kill switch was pulled (nothing leaves until a restart), else 0")
+            .register(registry);
     private final Counter reloads = Counter.builder()
             .name("mesa_egress_config_reloads_total")
             .help("Config reloads by outcome (success, failure)")
@@ -71,6 +87,10 @@ public final class ProxyMetrics {
             .name("mesa_egress_leaf_certificates_issued_total")
             .help("Leaf certificates minted for TLS interception")
             .register(registry);
+
+    {
+        killSwitch.set(0);
+    }
 
     /** Counts one decided request or tunnel. */
     public void request(boolean allowed, Reason reason, String mode, double seconds) {
@@ -132,6 +152,40 @@ public final class ProxyMetrics {
 
     public void credentialRefresh(String credential, String outcome) {
         credentialRefresh.labelValues(credential, outcome).inc();
+    }
+
+    /** What the credential store tells: fetches and mints. */
+    public org.cyverse.mesa.egress.injector.CredentialStore.Listener credentialListener() {
+        return new org.cyverse.mesa.egress.injector.CredentialStore.Listener() {
+            @Override
+            public void refreshed(String credential, String outcome) {
+                credentialRefresh(credential, outcome);
+            }
+
+            @Override
+            public void minted(String credential, String outcome) {
+                mints.labelValues(credential, outcome).inc();
+            }
+        };
+    }
+
+    /** Counts an upstream's refusal of a request that carried {@code credential} (see {@link #isUpstreamRefusal(int)}). */
+    public void upstreamRefusal(String credential, int status) {
+        if (isUpstreamRefusal(status)) {
+            upstreamRefusals.labelValues(credential, Integer.toString(status)).inc();
+        }
+    }
+
+    /**
+     * The statuses with which gateways refuse a credential: 400 (LiteLLM's budget answer before
+     * its 1.7x releases), 401 (blocked, expired, unknown key), 402, 403, 429 (budget, rate limit).
+     */
+    static boolean isUpstreamRefusal(int status) {
+        return status == 400 || status == 401 || status == 402 || status == 403 || status == 429;
+    }
+
+    public void killSwitchPulled() {
+        killSwitch.set(1);
     }
 
     public void reload(boolean success) {

@@ -11,18 +11,13 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Admission;
@@ -30,10 +25,13 @@ import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
+import org.cyverse.mesa.egress.injector.mint.Minter;
+import org.cyverse.mesa.egress.injector.mint.Minters;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 import org.cyverse.mesa.egress.tls.TlsProvider;
@@ -68,6 +66,9 @@ public final class ProxyServer implements AutoCloseable {
     private Channel proxyChannel;
     private Channel adminChannel;
     private volatile boolean listening;
+    /** Pulled once, for the life of the process: a reload keeps it. */
+    private final KillSwitch kill = new KillSwitch();
+    private final OperatorControls controls;
 
     /**
      * @param config the initial config
@@ -84,12 +85,12 @@ public final class ProxyServer implements AutoCloseable {
      */
     public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit, Map<String, SecretSource> extraSources)
             throws IOException {
-        this.ownAddresses = hostAddresses();
+        this.ownAddresses = HostFacts.ownAddresses();
         this.audit = audit;
         this.secretSources = SecretSources.create(config.broker() == null ? null : config.broker().settings(), extraSources,
                 System.getenv());
-        this.dnsExecutor = Executors.newFixedThreadPool(4, daemon("mesa-egress-dns"));
-        this.backgroundExecutor = Executors.newScheduledThreadPool(2, daemon("mesa-egress-background"));
+        this.dnsExecutor = Executors.newFixedThreadPool(4, HostFacts.daemon("mesa-egress-dns"));
+        this.backgroundExecutor = Executors.newScheduledThreadPool(2, HostFacts.daemon("mesa-egress-background"));
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
                     : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
@@ -103,36 +104,35 @@ public final class ProxyServer implements AutoCloseable {
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
         ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
         this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        this.controls = new OperatorControls(kill, context, backgroundExecutor, secretSources);
+        secretSources.onBrokerTokenRevoked(reason -> kill("OpenBao revoked the proxy's token"));
     }
 
     /** A snapshot for {@code config}, keeping the credential store when the credentials did not change. */
     private ProxyState stateFor(MesaConfig config, ProxyState previous) throws IOException {
         UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
         CredentialStore store;
-        if (previous != null && previous.config().credentials().equals(config.credentials())) {
-            store = previous.credentials();
+        if (previous != null && (kill.pulled() || previous.config().credentials().equals(config.credentials()))) {
+            store = previous.credentials(); // after a kill: the dead store, so that nothing is fetched or minted again
         } else {
-            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), backgroundExecutor, metrics::credentialRefresh);
+            Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
+                    ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()))
+                    : Map.of();
+            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, backgroundExecutor,
+                    metrics.credentialListener());
             store.start();
         }
         AddressGuard guard = config.addressGuard(ownAddresses);
         Injector injector = new Injector(config.credentials(), store);
-        Admission admission = new Admission(config, guard, List.of(injector), ca != null);
+        Admission admission = new Admission(config, guard, List.of(injector), ca != null, kill::pulled);
         return new ProxyState(config, guard, store, injector, upstreamTls, admission);
     }
 
     /** Binds both listeners. */
     public void start() throws IOException {
         MesaConfig config = state.get().config();
+        AdminToken token = AdminToken.load(config.control().tokenFile());
+        controls.watchKillFile(config.control().killFile()); // a kill file already there: killed before the first request
         proxyChannel = bind(new ServerBootstrap()
                 .group(workerGroup)
                 .channel(transport.serverChannel())
@@ -140,7 +140,8 @@ public final class ProxyServer implements AutoCloseable {
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(Pipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
-        AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem());
+        AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem(),
+                new AdminCalls(token, this::kill, audit, () -> state.get().profile()));
         adminChannel = bind(new ServerBootstrap()
                 .group(workerGroup)
                 .channel(transport.serverChannel())
@@ -158,7 +159,26 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private String notReadyReason() {
+        KillSwitch.Pulled pulled = kill.state();
+        if (pulled != null) {
+            return "egress killed at " + pulled.at() + " (" + pulled.trigger() + "); only a restart clears it";
+        }
         return listening ? state.get().credentials().notReadyReason() : "not listening yet";
+    }
+
+    /**
+     * Pulls the kill switch (SPEC.md {@code POST /kill}): new requests are refused
+     * {@code egress_killed} from now on, every client connection (tunnels, keep-alive, streams in
+     * flight) is closed at once, and in the background every credential value is dropped, minted
+     * keys are retired at their issuer, and OpenBao's leases revoked. Idempotent; survives reloads.
+     */
+    public KillSwitch.Outcome kill(String trigger) {
+        return controls.kill(trigger, state.get());
+    }
+
+    /** Whether the kill switch was pulled. */
+    public boolean killed() {
+        return kill.pulled();
     }
 
     /**
@@ -216,6 +236,7 @@ public final class ProxyServer implements AutoCloseable {
         state.set(fresh);
         if (fresh.credentials() != current.credentials()) {
             current.credentials().close();
+            controls.retireLater(current.credentials()); // the old config's minted keys, once exchanges in flight had a moment
         }
         metrics.reload(true);
     }
@@ -240,20 +261,12 @@ public final class ProxyServer implements AutoCloseable {
         if (proxyChannel != null) {
             proxyChannel.close().syncUninterruptibly();
         }
-        for (Channel client : context.clients) {
-            client.pipeline().fireUserEventTriggered(ProxyContext.DRAIN);
-        }
         long deadline = System.nanoTime() + drain.toNanos();
-        while (!context.clients.isEmpty() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        boolean drained = context.clients.isEmpty();
-        context.clients.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        boolean drained = Drain.connections(context, deadline);
+        // Minted keys are blocked at their issuer before the process goes: retried within what is
+        // left of the drain window, at least a few seconds.
+        long left = Math.max(TimeUnit.SECONDS.toNanos(3), deadline - System.nanoTime());
+        state.get().credentials().retireAll(Duration.ofNanos(left));
         close();
         return drained;
     }
@@ -271,6 +284,7 @@ public final class ProxyServer implements AutoCloseable {
         context.clients.close();
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         dnsExecutor.shutdownNow();
+        controls.close();
         backgroundExecutor.shutdownNow();
         state.get().credentials().close();
         secretSources.close(); // revokes the OpenBao leases it holds, within its own time budget
@@ -279,14 +293,6 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The host's own interface addresses, which the address guard refuses (the proxy's, and {@code check}'s). */
     public static List<InetAddress> hostAddresses() {
-        List<InetAddress> addresses = new ArrayList<>();
-        try {
-            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                addresses.addAll(Collections.list(ni.getInetAddresses()));
-            }
-        } catch (SocketException e) {
-            LOG.warning("cannot list the host's own addresses: " + e.getMessage());
-        }
-        return List.copyOf(addresses);
+        return HostFacts.ownAddresses();
     }
 }

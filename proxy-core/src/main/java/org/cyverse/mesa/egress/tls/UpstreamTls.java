@@ -73,6 +73,35 @@ public final class UpstreamTls {
         }
     }
 
+    /**
+     * A JDK {@link javax.net.ssl.SSLContext} with the same trust (the system's plus {@code extraCaFile}),
+     * for the proxy's own calls made with the JDK HttpClient (minting credentials).
+     */
+    public static javax.net.ssl.SSLContext jdkContext(Path extraCaFile) throws IOException {
+        try {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            int i = 0;
+            for (X509Certificate anchor : systemAnchors()) {
+                store.setCertificateEntry("system-" + i++, anchor);
+            }
+            if (extraCaFile != null) {
+                try (InputStream in = Files.newInputStream(extraCaFile)) {
+                    for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                        store.setCertificateEntry("upstream-ca-" + i++, c);
+                    }
+                }
+            }
+            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            factory.init(store);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, factory.getTrustManagers(), null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot set up TLS for the proxy's own calls: " + e.getMessage(), e);
+        }
+    }
+
     private static List<X509Certificate> systemAnchors() throws GeneralSecurityException {
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init((KeyStore) null);

@@ -98,11 +98,13 @@ class AdmissionTest {
             Reason.UPSTREAM_UNREACHABLE, "UpstreamDialer, ForwardExchange",
             Reason.UPSTREAM_TLS_ERROR, "ForwardExchange (upstream handshake)",
             Reason.UPSTREAM_TIMEOUT, "UpstreamDialer, ForwardExchange",
-            Reason.OVERLOADED, "ConnectionGate");
+            Reason.OVERLOADED, "ConnectionGate",
+            Reason.ADMIN_UNAUTHORIZED, "AdminCalls (the admin port, not a proxied request)");
 
     static Admission admission;
     static Admission withoutInterception;
     static Admission unavailable;
+    static Admission killed;
 
     @BeforeAll
     static void load(@TempDir Path dir) throws IOException {
@@ -115,6 +117,8 @@ class AdmissionTest {
                 fixed(values))), false);
         unavailable = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
                 fixed(Map.of()))), true);
+        killed = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
+                fixed(values))), true, () -> true);
     }
 
     static MesaConfig load(Path dir, String yaml) throws IOException {
@@ -205,6 +209,12 @@ class AdmissionTest {
                         Mode.FORWARD, null, "allow[2]: ro.test"),
                 new Row("CONNECT allowed, opaque", admission, RequestFacts.connect("open.test:443"), Reason.ALLOWED, Mode.TUNNEL, null,
                         "allow[0]: open.test"),
+                new Row("killed: an allowed request", killed, get("http://open.test/x"), Reason.EGRESS_KILLED, Mode.FORWARD, null, null),
+                new Row("killed: an allowed CONNECT", killed, RequestFacts.connect("open.test:443"), Reason.EGRESS_KILLED, Mode.TUNNEL,
+                        null, null),
+                new Row("killed: a request inside an intercepted tunnel, sentinel and all", killed,
+                        inside("api.test", "POST", "/v1/messages", "x-api-key", "sk-api-sentinel"), Reason.EGRESS_KILLED, Mode.INTERCEPT,
+                        null, null),
                 new Row("CONNECT of no rule", admission, RequestFacts.connect("nowhere.test:443"), Reason.HOST_NOT_ALLOWED, Mode.TUNNEL, null, null),
                 new Row("CONNECT to a rule with paths: intercepted", admission, RequestFacts.connect("ro.test:443"), Reason.ALLOWED,
                         Mode.INTERCEPT, null, "allow[2]: ro.test"),

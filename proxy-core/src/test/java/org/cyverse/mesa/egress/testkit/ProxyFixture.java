@@ -51,9 +51,13 @@ public final class ProxyFixture implements AutoCloseable {
         server.start();
     }
 
-    /** A config file of {@code version: 1} with the test defaults and then {@code yaml}. */
+    /**
+     * A config file of {@code version: 1} with the test defaults and then {@code yaml}; a
+     * {@code yaml} with an {@code admin:} map of its own keeps it (its {@code listen} should be port 0).
+     */
     public static String config(String yaml) {
-        return "version: 1\nlisten: 127.0.0.1:0\nadmin: 127.0.0.1:0\n" + yaml;
+        boolean ownAdmin = yaml.startsWith("admin:") || yaml.contains("\nadmin:");
+        return "version: 1\nlisten: 127.0.0.1:0\n" + (ownAdmin ? "" : "admin: 127.0.0.1:0\n") + yaml;
     }
 
     /** Starts a proxy with {@code yaml} (see {@link #config}); the system resolver. */

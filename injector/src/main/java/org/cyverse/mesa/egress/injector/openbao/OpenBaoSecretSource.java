@@ -72,6 +72,14 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
      *
      * @throws IOException when {@code ca_cert} cannot be read as PEM certificates
      */
+    /**
+     * Sets who is told, once, when the proxy's own OpenBao token is found revoked (not only one
+     * secret's policy): revocation is a kill switch.
+     */
+    public void onTokenRevoked(java.util.function.Consumer<String> listener) {
+        keeper.onRevoked(listener);
+    }
+
     public static OpenBaoSecretSource create(OpenBaoSettings settings) throws IOException {
         return new OpenBaoSecretSource(settings, Clock.systemUTC());
     }

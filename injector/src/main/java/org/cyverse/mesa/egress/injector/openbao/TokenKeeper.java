@@ -41,6 +41,8 @@ final class TokenKeeper implements AutoCloseable {
     /** Serializes logins and renewals; {@link #token} takes it only when there is no valid token. */
     private final Object lock = new Object();
     private volatile String revokedReason;
+    /** Told once when the token itself is found revoked (the kill switch); may be null. */
+    private volatile java.util.function.Consumer<String> onRevoked;
     private volatile boolean closed;
     private ScheduledFuture<?> next; // guarded by lock
     private int failures; // guarded by lock
@@ -116,7 +118,20 @@ final class TokenKeeper implements AutoCloseable {
             cancelNext();
         }
         LOG.severe(revokedReason);
+        java.util.function.Consumer<String> listener = onRevoked;
+        if (listener != null) {
+            try {
+                listener.accept(revokedReason);
+            } catch (RuntimeException e) {
+                LOG.warning("the revocation listener failed (" + e.getClass().getName() + ")");
+            }
+        }
         return true;
+    }
+
+    /** Sets who is told when the token is found revoked. */
+    void onRevoked(java.util.function.Consumer<String> listener) {
+        this.onRevoked = listener;
     }
 
     /** One step of the lifecycle; runs on the scheduler. */

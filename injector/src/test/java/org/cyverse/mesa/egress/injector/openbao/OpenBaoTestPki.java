@@ -25,11 +25,11 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /** A test CA (PEM, for {@code ca_cert}) and a PKCS12 keystore for WireMock's HTTPS port, signed by it. */
-record OpenBaoTestPki(Path caPem, Path keystore) {
+public record OpenBaoTestPki(Path caPem, Path keystore) {
 
-    static final String PASSWORD = "openbao-test";
+    public static final String PASSWORD = "openbao-test";
 
-    static OpenBaoTestPki create(Path dir) throws Exception {
+    public static OpenBaoTestPki create(Path dir) throws Exception {
         KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
         generator.initialize(256);
         KeyPair caKeys = generator.generateKeyPair();

@@ -1,0 +1,175 @@
+package org.cyverse.mesa.egress.config;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.cyverse.mesa.egress.config.MapReader.Text;
+import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.mint.MintSpec;
+
+/** Reads a credential's {@code mint} block. */
+final class MintReader {
+
+    static final List<String> MINT_KEYS = List.of("litellm");
+    static final List<String> LITELLM_KEYS = List.of("url", "master_key", "duration", "max_budget", "models", "metadata",
+            "key_alias", "delete_on_stop");
+
+    /** LiteLLM's {@code duration}: a number and s, m, h, d, w or mo (litellm_core_utils/duration_parser.py). */
+    private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,6})(s|m|h|d|w|mo)");
+    private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
+
+    private MintReader() {}
+
+    /** @return the mint spec, or {@code null} when a problem was reported */
+    static MintSpec read(MapReader credential, boolean broker, String name, Map<String, String> environment) {
+        int unknown = credential.problems().size();
+        MapReader mint = credential.map("mint", MINT_KEYS);
+        if (mint == null || credential.problems().size() != unknown) {
+            return null; // an unknown kind was named: that problem says it
+        }
+        if (!mint.present("litellm")) {
+            mint.problem("litellm", "is required: the kind of minted credential (the only kind today is litellm)");
+            return null;
+        }
+        MapReader l = mint.map("litellm", LITELLM_KEYS);
+        if (l == null) {
+            return null;
+        }
+        int before = l.problems().size();
+        URI url = url(l);
+        String masterText = l.requiredString("master_key");
+        SecretRef master = masterText == null ? null : CredentialReader.secretRef(l, "master_key", masterText, broker);
+        String duration = l.string("duration");
+        if (duration != null && !DURATION.matcher(duration).matches()) {
+            l.problem("duration", "must be a whole number and s, m, h, d, w or mo, as LiteLLM reads it (e.g. 8h), got \"" + duration + "\"");
+        }
+        Double budget = budget(l);
+        List<String> models = new ArrayList<>();
+        List<Text> modelTexts = l.strings("models");
+        if (modelTexts != null) {
+            for (Text t : modelTexts) {
+                if (t.value().isBlank() || CredentialReader.hasControl(t.value())) {
+                    l.problems().add(t.line(), l.key("models"), "a model name must be non-empty, without control characters");
+                } else {
+                    models.add(t.value());
+                }
+            }
+        }
+        Map<String, String> metadata = metadata(l, environment);
+        String alias = l.string("key_alias");
+        if (alias == null) {
+            alias = "mesa-egress-" + (name == null ? "credential" : name);
+        } else if (!ALIAS.matcher(alias).matches()) {
+            l.problem("key_alias", "may hold only A-Z, a-z, 0-9, '.', '_' and '-' (at most 64), got \"" + alias + "\"");
+        }
+        boolean delete = l.bool("delete_on_stop", false);
+        if (l.problems().size() != before || url == null || master == null) {
+            return null;
+        }
+        return new MintSpec.LiteLlm(url, master, duration, budget, models, metadata, alias, delete);
+    }
+
+    /** https://, or http:// to a loopback address only: the master key goes with every call. */
+    private static URI url(MapReader l) {
+        String text = l.requiredString("url");
+        if (text == null) {
+            return null;
+        }
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            l.problem("url", "is not a URL: " + e.getMessage());
+            return null;
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (uri.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
+            l.problem("url", "must be an https:// URL of the LiteLLM proxy, e.g. https://llm-api.cyverse.ai, got \"" + text + "\"");
+            return null;
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+            l.problem("url", "must be the LiteLLM proxy's base URL, without user, query or fragment");
+            return null;
+        }
+        if (scheme.equals("http") && !loopback(uri.getHost())) {
+            l.problem("url", "must use https: the master key goes with every call (plain http is accepted only to a loopback address)");
+            return null;
+        }
+        return uri;
+    }
+
+    private static boolean loopback(String host) {
+        String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+        if (h.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (!h.matches("[0-9.]+") && !h.contains(":")) {
+            return false; // a name: never resolved here
+        }
+        try {
+            return InetAddress.getByName(h).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static Double budget(MapReader l) {
+        YamlNode raw = l.raw("max_budget");
+        if (raw == null) {
+            return null;
+        }
+        if (raw instanceof YamlNode.Scalar s && (s.kind() == YamlNode.Kind.INTEGER || s.kind() == YamlNode.Kind.DECIMAL)) {
+            double value = ((Number) s.value()).doubleValue();
+            if (value > 0 && Double.isFinite(value)) {
+                return value;
+            }
+        }
+        l.problem("max_budget", "must be a positive number of USD (e.g. 20.0), got " + raw.describe());
+        return null;
+    }
+
+    /** String values; {@code ${VAR}} expands from the proxy's environment, and an unset variable is a problem. */
+    private static Map<String, String> metadata(MapReader l, Map<String, String> environment) {
+        Map<String, String> metadata = new LinkedHashMap<>();
+        YamlNode raw = l.raw("metadata");
+        if (raw == null) {
+            return metadata;
+        }
+        if (!(raw instanceof YamlNode.MapNode map)) {
+            l.problem("metadata", "expected a map of names to strings, e.g. {analysis: \"${MESA_ANALYSIS_ID}\"}, got " + raw.describe());
+            return metadata;
+        }
+        for (YamlNode.Entry entry : map.entries()) {
+            String key = l.key("metadata") + "." + entry.key();
+            if (!(entry.value() instanceof YamlNode.Scalar scalar) || scalar.kind() == YamlNode.Kind.NULL) {
+                l.problems().add(entry.keyLine(), key, "expected a string, got " + entry.value().describe());
+                continue;
+            }
+            StringBuilder out = new StringBuilder();
+            Matcher m = VARIABLE.matcher(scalar.text());
+            boolean ok = true;
+            while (m.find()) {
+                String value = environment.get(m.group(1));
+                if (value == null) {
+                    l.problems().add(scalar.line(), key, "${" + m.group(1) + "} is not set in the proxy's environment");
+                    ok = false;
+                    value = "";
+                }
+                m.appendReplacement(out, Matcher.quoteReplacement(value));
+            }
+            m.appendTail(out);
+            if (ok) {
+                metadata.put(entry.key(), out.toString());
+            }
+        }
+        return metadata;
+    }
+}

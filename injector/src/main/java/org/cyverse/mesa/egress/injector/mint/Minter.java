@@ -1,0 +1,25 @@
+package org.cyverse.mesa.egress.injector.mint;
+
+import org.cyverse.mesa.egress.injector.SecretLease;
+import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+
+/**
+ * Makes the values of one minted credential and takes them back. Calls block (network): only the
+ * credential store's executor calls them, never an event loop. Messages never hold a value.
+ */
+public interface Minter {
+
+    /**
+     * Mints a new value.
+     *
+     * @param previous the value it replaces, still valid, or {@code null} (the first mint, or after
+     *     an expiry): the minter may carry what the previous one used up (a budget) over
+     */
+    SecretLease mint(SecretLease previous) throws SecretUnavailableException;
+
+    /** Makes {@code lease} unusable at its issuer (LiteLLM: blocked, then deleted when configured). */
+    void retire(SecretLease lease) throws SecretUnavailableException;
+
+    /** What a log line names a minted value by (its alias, never the value). */
+    String describe(SecretLease lease);
+}

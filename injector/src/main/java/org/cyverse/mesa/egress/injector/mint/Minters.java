@@ -1,0 +1,56 @@
+package org.cyverse.mesa.egress.injector.mint;
+
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.SSLContext;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.SecretLease;
+import org.cyverse.mesa.egress.injector.SecretSource;
+import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+
+/** Makes the minter of every minted credential of a config. */
+public final class Minters {
+
+    /** Connect and answer timeout of each call to an issuer. */
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private Minters() {}
+
+    /**
+     * @param sources where the minters' own secrets (master keys) come from, by scheme
+     * @param tls the trust for the issuers' certificates (the system's plus {@code tls.upstream_ca})
+     * @return a minter per minted credential, by credential name
+     */
+    public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls) {
+        Map<String, Minter> minters = new LinkedHashMap<>();
+        HttpClient http = null;
+        for (CredentialSpec spec : credentials) {
+            if (spec.mint() instanceof MintSpec.LiteLlm litellm) {
+                if (http == null) {
+                    http = HttpClient.newBuilder()
+                            .version(HttpClient.Version.HTTP_1_1)
+                            .followRedirects(HttpClient.Redirect.NEVER) // a redirect would carry the master key elsewhere
+                            .connectTimeout(TIMEOUT)
+                            .proxy(java.net.ProxySelector.of(null)) // never through a proxy of the environment
+                            .sslContext(tls)
+                            .build();
+                }
+                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, ref -> {
+                    SecretSource source = sources.get(ref.scheme());
+                    if (source == null) {
+                        throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
+                    }
+                    SecretLease lease = source.fetch(ref);
+                    if (lease == null || lease.secret() == null) {
+                        throw new SecretUnavailableException("no value was returned for " + ref);
+                    }
+                    return lease.secret();
+                }, http, TIMEOUT));
+            }
+        }
+        return minters;
+    }
+}
