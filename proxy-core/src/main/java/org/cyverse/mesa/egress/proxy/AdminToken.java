@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  * read for every call, so a rotated Kubernetes Secret is honoured at once, and compared in
  * constant time (as digests, so neither content nor length leaks through timing).
  */
-final class AdminToken {
+public final class AdminToken {
 
     private static final Logger LOG = Logger.getLogger(AdminToken.class.getName());
     /** Shorter tokens are refused at start: they could be guessed through the admin port. */
@@ -40,8 +40,12 @@ final class AdminToken {
         return new AdminToken(file);
     }
 
-    boolean configured() {
-        return file != null;
+    /**
+     * Checks {@code admin.token_file} as the proxy's start will (the launcher calls it first, to
+     * exit 2 for a bad config): readable, one token of at least {@value #MIN_LENGTH} characters.
+     */
+    public static void verify(Path file) throws IOException {
+        load(file);
     }
 
     /** Checks an {@code Authorization} header value ({@code Bearer <token>}), or {@code null}. */

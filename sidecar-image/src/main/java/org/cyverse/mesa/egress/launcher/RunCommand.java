@@ -54,6 +54,12 @@ final class RunCommand {
                     + "only the proxy mounts");
             return Main.BAD_INPUT;
         }
+        try {
+            org.cyverse.mesa.egress.proxy.AdminToken.verify(config.control().tokenFile());
+        } catch (IOException e) {
+            err.println("mesa-egress: " + e.getMessage()); // names admin.token_file: a bad config
+            return Main.BAD_INPUT;
+        }
         ProxyServer server;
         try {
             server = new ProxyServer(config, HostResolver.SYSTEM, AuditLog.open(config.audit().sink()));

@@ -81,6 +81,18 @@ class MainTest extends CommandTestBase {
     }
 
     @Test
+    void runWithAnUnreadableOrShortAdminTokenExits2NamingTheKey() throws Exception {
+        Path config = dir.resolve("admin.yaml");
+        Files.writeString(config, "version: 1\nlisten: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\n  token_file: token\n");
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains("admin.token_file") && err().contains("cannot be read"), err());
+
+        Files.writeString(dir.resolve("token"), "short\n");
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains("at least 16 characters"), err());
+    }
+
+    @Test
     void unknownCommandsAndFlagsExit2WithUsage() {
         assertEquals(2, run("serve"));
         assertTrue(err().contains("usage: mesa-egress"), err());
