@@ -10,6 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.mint.MintSpec;
@@ -106,17 +108,13 @@ final class MintReader {
         return uri;
     }
 
+    /** {@code localhost}, or an address literal (any spelling {@link Destination} reads) in 127/8 or ::1; never resolved. */
     private static boolean loopback(String host) {
-        String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
-        if (h.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        if (!h.matches("[0-9.]+") && !h.contains(":")) {
-            return false; // a name: never resolved here
-        }
         try {
-            return InetAddress.getByName(h).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
+            Destination destination = Destination.parse(host, 443);
+            byte[] address = destination.addressBytes();
+            return address == null ? destination.host().equals("localhost") : InetAddress.getByAddress(address).isLoopbackAddress();
+        } catch (InvalidDestinationException | java.net.UnknownHostException e) {
             return false;
         }
     }

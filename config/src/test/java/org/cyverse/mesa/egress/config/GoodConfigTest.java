@@ -392,4 +392,20 @@ class GoodConfigTest {
         assertEquals(new HostAndPort("127.0.0.1", 9191), config.admin());
         assertEquals(MesaConfig.Control.NONE, config.control());
     }
+
+    @Test
+    void aLiteLlmUrlOverPlainHttpIsAcceptedOnlyToALoopbackAddress() throws Exception {
+        for (String url : List.of("http://127.0.0.1:4000", "http://127.9.8.7:4000", "http://[::1]:4000", "http://localhost:4000")) {
+            Path file = write("loopback.yaml", String.join("\n",
+                    "version: 1",
+                    "profile: P2",
+                    "credentials:",
+                    "  - name: llm",
+                    "    hosts: [\"llm-api.cyverse.ai\"]",
+                    "    mint: {litellm: {url: \"" + url + "\", master_key: \"env:LITELLM_MASTER_KEY\"}}",
+                    ""));
+            ConfigResult result = ConfigFixtures.load(file, Overrides.NONE);
+            assertTrue(result.ok(), () -> url + ": " + result.problems());
+        }
+    }
 }

@@ -44,6 +44,9 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LONGEST_RETRY = Duration.ofSeconds(60);
 
+    /** How long a minted value replaced by a fresh one stays usable at its issuer before it is retired. */
+    public static final Duration REPLACED_VALUE_GRACE = Duration.ofSeconds(30);
+
     /** Told about each fetch: credential name and outcome ({@code success}, {@code failure}, {@code revoked}). */
     public interface Listener {
         void refreshed(String credential, String outcome);
@@ -279,15 +282,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         String ref = spec.minted() ? "the minted value of " + spec.name() : spec.secret().toString();
         SecretLease lease;
         try {
-            if (spec.minted()) {
-                lease = minters.get(spec.name()).mint(state.minted.latest());
-            } else {
-                SecretSource source = sources.get(spec.secret().scheme());
-                if (source == null) {
-                    throw new SecretUnavailableException("no source serves " + spec.secret().scheme() + ": secrets");
-                }
-                lease = source.fetch(spec.secret());
-            }
+            lease = spec.minted() ? minters.get(spec.name()).mint(state.minted.latest()) : SecretSources.fetch(sources, spec.secret());
         } catch (RuntimeException e) {
             // A bug in a source; its message is unknown text, so only its type is reported.
             throw new SecretUnavailableException("fetching " + ref + " failed unexpectedly (" + e.getClass().getName() + ")");

@@ -22,7 +22,7 @@ final class Retirements {
 
     private static final Logger LOG = Logger.getLogger(Retirements.class.getName());
     /** How long a replaced value stays usable at its issuer. */
-    static final Duration GRACE = Duration.ofSeconds(30);
+    static final Duration GRACE = CredentialStore.REPLACED_VALUE_GRACE;
 
     private final Map<String, Minter> minters;
     private final ScheduledExecutorService executor;

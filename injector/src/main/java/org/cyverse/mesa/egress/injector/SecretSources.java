@@ -48,6 +48,23 @@ public final class SecretSources implements AutoCloseable {
         return bySchemes;
     }
 
+    /**
+     * Fetches {@code ref} from the source of its scheme in {@code bySchemes}. Blocks.
+     *
+     * @throws SecretUnavailableException when no source serves the scheme, the fetch failed, or it returned no value
+     */
+    public static SecretLease fetch(Map<String, SecretSource> bySchemes, SecretRef ref) throws SecretUnavailableException {
+        SecretSource source = bySchemes.get(ref.scheme());
+        if (source == null) {
+            throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
+        }
+        SecretLease lease = source.fetch(ref);
+        if (lease == null || lease.secret() == null) {
+            throw new SecretUnavailableException("no value was returned for " + ref);
+        }
+        return lease;
+    }
+
     /** Sets who is told when OpenBao revoked the proxy's own token (the kill switch); nothing happens without a broker. */
     public void onBrokerTokenRevoked(java.util.function.Consumer<String> listener) {
         if (openBao != null) {

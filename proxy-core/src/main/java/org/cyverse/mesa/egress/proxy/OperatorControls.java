@@ -97,7 +97,8 @@ final class OperatorControls implements AutoCloseable {
     /** Retires the minted keys of a store a reload replaced, after the exchanges still using them had a moment. */
     void retireLater(CredentialStore replaced) {
         try {
-            executor.schedule(() -> replaced.retireAll(RETIRE_BUDGET), 30, TimeUnit.SECONDS);
+            executor.schedule(() -> replaced.retireAll(RETIRE_BUDGET), CredentialStore.REPLACED_VALUE_GRACE.toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             LOG.warning("cannot plan retiring the replaced config's minted keys: the executor is shut down");
         }

@@ -45,19 +45,7 @@ public final class UpstreamTls {
      */
     public static UpstreamTls create(Path extraCaFile) throws IOException {
         try {
-            List<X509Certificate> anchors = new ArrayList<>(systemAnchors());
-            if (extraCaFile != null) {
-                Collection<? extends Certificate> extra;
-                try (InputStream in = Files.newInputStream(extraCaFile)) {
-                    extra = CertificateFactory.getInstance("X.509").generateCertificates(in);
-                }
-                if (extra.isEmpty()) {
-                    throw new IOException(extraCaFile + " (tls.upstream_ca) holds no PEM certificate");
-                }
-                for (Certificate c : extra) {
-                    anchors.add((X509Certificate) c);
-                }
-            }
+            List<X509Certificate> anchors = anchors(extraCaFile);
             SslContext context = SslContextBuilder.forClient()
                     .sslProvider(TlsProvider.configured())
                     .protocols("TLSv1.3", "TLSv1.2")
@@ -82,15 +70,8 @@ public final class UpstreamTls {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             int i = 0;
-            for (X509Certificate anchor : systemAnchors()) {
-                store.setCertificateEntry("system-" + i++, anchor);
-            }
-            if (extraCaFile != null) {
-                try (InputStream in = Files.newInputStream(extraCaFile)) {
-                    for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                        store.setCertificateEntry("upstream-ca-" + i++, c);
-                    }
-                }
+            for (X509Certificate anchor : anchors(extraCaFile)) {
+                store.setCertificateEntry("anchor-" + i++, anchor);
             }
             TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             factory.init(store);
@@ -100,6 +81,24 @@ public final class UpstreamTls {
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot set up TLS for the proxy's own calls: " + e.getMessage(), e);
         }
+    }
+
+    /** The system's trust anchors plus every certificate of {@code extraCaFile} ({@code null}: none). */
+    private static List<X509Certificate> anchors(Path extraCaFile) throws IOException, GeneralSecurityException {
+        List<X509Certificate> anchors = new ArrayList<>(systemAnchors());
+        if (extraCaFile != null) {
+            Collection<? extends Certificate> extra;
+            try (InputStream in = Files.newInputStream(extraCaFile)) {
+                extra = CertificateFactory.getInstance("X.509").generateCertificates(in);
+            }
+            if (extra.isEmpty()) {
+                throw new IOException(extraCaFile + " (tls.upstream_ca) holds no PEM certificate");
+            }
+            for (Certificate c : extra) {
+                anchors.add((X509Certificate) c);
+            }
+        }
+        return anchors;
     }
 
     private static List<X509Certificate> systemAnchors() throws GeneralSecurityException {

@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
-import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretSource;
-import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.SecretSources;
 
 /** Makes the minter of every minted credential of a config. */
 public final class Minters {
@@ -38,17 +37,8 @@ public final class Minters {
                             .sslContext(tls)
                             .build();
                 }
-                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, ref -> {
-                    SecretSource source = sources.get(ref.scheme());
-                    if (source == null) {
-                        throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
-                    }
-                    SecretLease lease = source.fetch(ref);
-                    if (lease == null || lease.secret() == null) {
-                        throw new SecretUnavailableException("no value was returned for " + ref);
-                    }
-                    return lease.secret();
-                }, http, TIMEOUT));
+                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, ref -> SecretSources.fetch(sources, ref).secret(), http,
+                        TIMEOUT));
             }
         }
         return minters;
