@@ -70,11 +70,7 @@ class BodyScanTest {
         }
         proxyCa = dir.resolve("proxy-ca.pem");
         Files.write(proxyCa, proxy.server().ca().pem());
-        client = HttpClient.newBuilder()
-                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
-                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+        client = proxy.interceptingClient();
     }
 
     static String config(Path upstreamCa, String limits) {

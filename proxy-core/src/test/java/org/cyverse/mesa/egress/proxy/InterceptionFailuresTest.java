@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpServer;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,11 +31,7 @@ class InterceptionFailuresTest {
     Path dir;
 
     private static HttpClient clientOf(ProxyFixture proxy) throws Exception {
-        return HttpClient.newBuilder()
-                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
-                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+        return proxy.interceptingClient();
     }
 
     private String allowing(int port, String extra) {

@@ -97,19 +97,8 @@ class InterceptionTest {
                 + "  - name: jsonkey\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
                 + "    paths: [\"/json/**\"]\n    sentinel: \"body-sentinel\"\n    body_substitution: true\n"
                 + "    secret: \"file:" + secrets + "#body\"\n");
-        awaitReady();
-        client = HttpClient.newBuilder()
-                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
-                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
-    }
-
-    private static void awaitReady() throws Exception {
-        for (int i = 0; i < 100 && proxy.admin("/readyz").statusCode() != 200; i++) {
-            Thread.sleep(50);
-        }
-        assertEquals(200, proxy.admin("/readyz").statusCode(), proxy.admin("/readyz").body());
+        proxy.awaitReady(java.time.Duration.ofSeconds(5));
+        client = proxy.interceptingClient();
     }
 
     @AfterAll

@@ -2,9 +2,7 @@ package org.cyverse.mesa.egress.proxy;
 
 import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.KEY_1;
 import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.MASTER;
-import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.awaitReady;
 import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.chat;
-import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.client;
 import static org.cyverse.mesa.egress.proxy.LiteLlmProxyTest.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -83,7 +81,7 @@ class KillSwitchTest {
     void withoutTheRightTokenNothingIsKilledAndEachTryIsAudited() throws Exception {
         litellm.chat(KEY_1, "{\"ok\": true}");
         try (ProxyFixture proxy = ProxyFixture.start(config("  token_file: \"" + dir.resolve("admin-token") + "\"\n"))) {
-            awaitReady(proxy, 10);
+            proxy.awaitReady(Duration.ofSeconds(10));
             for (String authorization : new String[] {null, "Bearer wrong-token-0000000000", "Basic " + ADMIN_TOKEN,
                     "Bearer " + ADMIN_TOKEN.substring(0, ADMIN_TOKEN.length() - 1)}) {
                 HttpResponse<String> refused = post(proxy, "/kill", authorization);
@@ -95,7 +93,7 @@ class KillSwitchTest {
             assertEquals(401, post(proxy, "/approvals/x/approve", null).statusCode(), "an unknown path learns nothing either");
 
             assertFalse(proxy.server().killed());
-            assertEquals(200, client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode(), "still serving");
+            assertEquals(200, proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode(), "still serving");
             assertTrue(litellm.requests("/key/block").isEmpty(), "the key was not blocked");
             long denied = proxy.auditRecords().stream()
                     .filter(r -> "admin".equals(r.path("mode").asText()) && "admin_unauthorized".equals(r.path("reason").asText())).count();
@@ -118,8 +116,8 @@ class KillSwitchTest {
     void theKillClosesARunningStreamRefusesTheNextRequestBlocksTheKeyAndSurvivesAReload() throws Exception {
         litellm.chatStreams(KEY_1, 200, 20_000); // 200 events over 20 s
         try (ProxyFixture proxy = ProxyFixture.start(config("  token_file: \"" + dir.resolve("admin-token") + "\"\n"))) {
-            awaitReady(proxy, 10);
-            HttpResponse<InputStream> stream = client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofInputStream());
+            proxy.awaitReady(Duration.ofSeconds(10));
+            HttpResponse<InputStream> stream = proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofInputStream());
             assertEquals(200, stream.statusCode());
             InputStream body = stream.body();
             byte[] buf = new byte[4096];
@@ -177,8 +175,8 @@ class KillSwitchTest {
         litellm.chat(KEY_1, "{\"ok\": true}");
         Path killFile = dir.resolve("kill");
         try (ProxyFixture proxy = ProxyFixture.start(config("  kill_file: \"" + killFile + "\"\n"))) {
-            awaitReady(proxy, 10);
-            assertEquals(200, client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode());
+            proxy.awaitReady(Duration.ofSeconds(10));
+            assertEquals(200, proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode());
             Files.writeString(killFile, "false\n");
             Thread.sleep(1500);
             assertFalse(proxy.server().killed(), "a kill file saying false does not kill");

@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.InetSocketAddress;
-import java.net.ProxySelector;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -18,7 +15,6 @@ import java.util.List;
 import org.cyverse.mesa.egress.injector.mint.FakeLiteLlm;
 import org.cyverse.mesa.egress.injector.openbao.LogCapture;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
-import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,15 +71,6 @@ class LiteLlmProxyTest {
                 + "        metadata: {analysis: \"a-17\"}\n" + mintExtra;
     }
 
-    static HttpClient client(ProxyFixture proxy) throws Exception {
-        return HttpClient.newBuilder()
-                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
-                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
-                .connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
-    }
-
     static HttpRequest chat(FakeLiteLlm litellm) {
         return HttpRequest.newBuilder(URI.create(litellm.url() + "/chat/completions"))
                 .header("Authorization", "Bearer " + SENTINEL).header("Content-Type", "application/json")
@@ -92,23 +79,15 @@ class LiteLlmProxyTest {
                 .build();
     }
 
-    static void awaitReady(ProxyFixture proxy, int seconds) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (proxy.admin("/readyz").statusCode() != 200 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertEquals(200, proxy.admin("/readyz").statusCode(), proxy.admin("/readyz").body());
-    }
-
     @Test
     void theMintedKeyIsInjectedTheClientHoldsOnlyTheSentinelAndStopBlocksTheKey() throws Exception {
         litellm.generates(MASTER, 8 * 3600, KEY_1);
         litellm.chat(KEY_1, "{\"id\": \"chatcmpl-1\", \"choices\": [{\"message\": {\"content\": \"hello\"}}]}");
         litellm.blocksAndDeletes();
         try (ProxyFixture proxy = ProxyFixture.start(config(litellm, dir, "        delete_on_stop: true\n", ""))) {
-            awaitReady(proxy, 10);
+            proxy.awaitReady(Duration.ofSeconds(10));
 
-            HttpResponse<String> response = client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString());
 
             assertEquals(200, response.statusCode(), response.body());
             assertTrue(response.body().contains("hello"), response.body());
@@ -147,13 +126,13 @@ class LiteLlmProxyTest {
         litellm.generates(MASTER, 8 * 3600, KEY_1);
         litellm.blocksAndDeletes();
         try (ProxyFixture proxy = ProxyFixture.start(config(litellm, dir, "", ""))) {
-            awaitReady(proxy, 10);
+            proxy.awaitReady(Duration.ofSeconds(10));
             String[][] refusals = {{"429", "budget-exceeded", "Budget has been exceeded!"}, {"401", "key-blocked", "Key is blocked"},
                 {"401", "key-expired", "Expired Key"}};
             for (String[] refusal : refusals) {
                 litellm.chatRefuses(KEY_1, Integer.parseInt(refusal[0]), refusal[1]); // the newest stub answers
 
-                HttpResponse<String> response = client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString());
 
                 assertEquals(Integer.parseInt(refusal[0]), response.statusCode(), refusal[1]);
                 assertTrue(response.body().contains(refusal[2]), "LiteLLM's own answer: " + response.body());
@@ -178,7 +157,7 @@ class LiteLlmProxyTest {
             assertEquals(503, ready.statusCode());
             assertTrue(ready.body().contains("llm") && ready.body().contains("500") && ready.body().contains("DB not connected"),
                     ready.body());
-            HttpResponse<String> refused = client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString());
             assertEquals(503, refused.statusCode());
             assertEquals("credential_unavailable", refused.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
             assertTrue(litellm.requests("/chat/completions").isEmpty(), "never forwarded without the key, never with the master key");
@@ -187,9 +166,9 @@ class LiteLlmProxyTest {
             litellm.generates(MASTER, 8 * 3600, KEY_1);
             litellm.chat(KEY_1, "{\"ok\": true}");
             litellm.blocksAndDeletes();
-            awaitReady(proxy, 15); // retried with back-off: 1 s, 2 s, 4 s, jittered
+            proxy.awaitReady(Duration.ofSeconds(15)); // retried with back-off: 1 s, 2 s, 4 s, jittered
 
-            assertEquals(200, client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(200, proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode());
             assertTrue(new String(proxy.server().metrics().scrape())
                     .contains("mesa_egress_credential_mints_total{credential=\"llm\",outcome=\"failure\"}"));
         }
@@ -202,7 +181,7 @@ class LiteLlmProxyTest {
         litellm.chat(KEY_2, "{\"ok\": 2}");
         litellm.blocksAndDeletes();
         try (ProxyFixture proxy = ProxyFixture.start(config(litellm, dir, "", ""))) {
-            awaitReady(proxy, 10);
+            proxy.awaitReady(Duration.ofSeconds(10));
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (litellm.bodies("/key/generate").size() < 2 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
@@ -213,7 +192,7 @@ class LiteLlmProxyTest {
             assertFalse(generated.get(0).path("key_alias").asText().equals(generated.get(1).path("key_alias").asText()),
                     "each key its own alias");
             Thread.sleep(200);
-            HttpResponse<String> response = client(proxy).send(chat(litellm), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
             assertEquals("Bearer " + KEY_2, litellm.requests("/chat/completions").get(0).getHeader("Authorization"));
 

@@ -10,10 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
-import java.net.ProxySelector;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -79,26 +76,9 @@ class OpenBaoProxyTest {
                 + "    secret: \"" + secret + "\"\n";
     }
 
-    private static HttpClient client(ProxyFixture proxy) throws Exception {
-        return HttpClient.newBuilder()
-                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
-                .sslContext(TestPki.trusting(proxy.server().ca().certificate()))
-                .connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
-    }
-
     private HttpResponse<String> call(ProxyFixture proxy) throws Exception {
-        return client(proxy).send(HttpRequest.newBuilder(URI.create("https://localhost:" + upstream.port() + "/echo"))
+        return proxy.interceptingClient().send(HttpRequest.newBuilder(URI.create("https://localhost:" + upstream.port() + "/echo"))
                 .header("x-api-key", "sk-ant-sentinel").timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static void awaitReady(ProxyFixture proxy, int seconds) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (proxy.admin("/readyz").statusCode() != 200 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertEquals(200, proxy.admin("/readyz").statusCode(), proxy.admin("/readyz").body());
     }
 
     @Test
@@ -107,7 +87,7 @@ class OpenBaoProxyTest {
             bao.kubernetesLogin("kubernetes", TOKEN, 900, true);
             bao.kvRead(KV_PATH, "api_key", SECRET, 3);
             try (ProxyFixture proxy = ProxyFixture.start(config(bao, "openbao:" + KV_PATH + "#api_key"))) {
-                awaitReady(proxy, 10);
+                proxy.awaitReady(Duration.ofSeconds(10));
 
                 HttpResponse<String> response = call(proxy);
 
@@ -142,7 +122,7 @@ class OpenBaoProxyTest {
             bao.start();
             bao.kubernetesLogin("kubernetes", TOKEN, 900, true);
             bao.kvRead(KV_PATH, "api_key", SECRET, 1);
-            awaitReady(proxy, 15); // the store retries with back-off (1 s, 2 s, 4 s, jittered)
+            proxy.awaitReady(Duration.ofSeconds(15)); // the store retries with back-off (1 s, 2 s, 4 s, jittered)
 
             assertEquals(200, call(proxy).statusCode());
             assertEquals(SECRET, upstream.seen().get(0).header("x-api-key"));
@@ -157,7 +137,7 @@ class OpenBaoProxyTest {
             bao.leasedRead("database/creds/readonly", lease, 600, true, SECRET);
             bao.leaseRevoke();
             try (ProxyFixture proxy = ProxyFixture.start(config(bao, "openbao:database/creds/readonly#password"))) {
-                awaitReady(proxy, 10);
+                proxy.awaitReady(Duration.ofSeconds(10));
                 assertTrue(proxy.server().stop(Duration.ofSeconds(1)));
             }
             bao.server().verify(postRequestedFor(urlEqualTo("/v1/sys/leases/revoke"))

@@ -106,6 +106,26 @@ public final class ProxyFixture implements AutoCloseable {
                 .build();
     }
 
+    /** A JDK HttpClient through this proxy that trusts its interception CA, as an agent's client is set up to. */
+    public HttpClient interceptingClient() throws Exception {
+        return HttpClient.newBuilder()
+                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port())))
+                .sslContext(org.cyverse.mesa.egress.testpki.TestPki.trusting(server.ca().certificate()))
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+    }
+
+    /** Waits until {@code /readyz} answers 200, for at most {@code wait}; fails with its last answer otherwise. */
+    public void awaitReady(Duration wait) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (admin("/readyz").statusCode() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        HttpResponse<String> ready = admin("/readyz");
+        org.junit.jupiter.api.Assertions.assertEquals(200, ready.statusCode(), ready.body());
+    }
+
     /** GET on the admin port. */
     public HttpResponse<String> admin(String path) throws IOException, InterruptedException {
         return HttpClient.newHttpClient().send(
