@@ -95,9 +95,14 @@ class KillSwitchTest {
             assertFalse(proxy.server().killed());
             assertEquals(200, proxy.interceptingClient().send(chat(litellm), HttpResponse.BodyHandlers.ofString()).statusCode(), "still serving");
             assertTrue(litellm.requests("/key/block").isEmpty(), "the key was not blocked");
-            long denied = proxy.auditRecords().stream()
+            // The audit log is written in batches: wait for the five records, then count them.
+            java.util.function.LongSupplier denied = () -> proxy.auditRecords().stream()
                     .filter(r -> "admin".equals(r.path("mode").asText()) && "admin_unauthorized".equals(r.path("reason").asText())).count();
-            assertEquals(5, denied, proxy.auditText());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (denied.getAsLong() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(5, denied.getAsLong(), proxy.auditText());
             assertTrue(new String(proxy.server().metrics().scrape()).contains("mesa_egress_kill_switch 0.0"));
         }
     }

@@ -141,6 +141,13 @@ class LiteLlmProxyTest {
             JsonNode audit = proxy.awaitAuditRecord(r -> r.path("status").asInt() == 429);
             assertEquals("llm", audit.path("credential").asText());
             assertEquals("allow", audit.path("decision").asText());
+            // The exchange is counted as it ends, just before its audit record, which can be after
+            // the client has read the answer: wait for all three records.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (proxy.auditRecords().stream().filter(r -> "/chat/completions".equals(r.path("path").asText())).count() < 3
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
             String metrics = new String(proxy.server().metrics().scrape());
             assertTrue(metrics.contains("mesa_egress_credential_upstream_refusals_total{credential=\"llm\",status=\"429\"} 1.0"), metrics);
             assertTrue(metrics.contains("mesa_egress_credential_upstream_refusals_total{credential=\"llm\",status=\"401\"} 2.0"), metrics);
