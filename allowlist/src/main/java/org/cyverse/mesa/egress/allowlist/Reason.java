@@ -32,7 +32,9 @@ public enum Reason {
     /** 401: a state-changing admin call without the right admin token. */
     ADMIN_UNAUTHORIZED,
     /** 403: the kill switch was pulled; nothing leaves until a restart. */
-    EGRESS_KILLED;
+    EGRESS_KILLED,
+    /** 429: a request carrying a credential would pass one of that credential's {@code limits}. */
+    CREDENTIAL_BUDGET_EXCEEDED;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

@@ -10,6 +10,7 @@ import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
 import org.cyverse.mesa.egress.injector.mint.MintSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
 
@@ -17,7 +18,7 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 final class CredentialReader {
 
     static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext", "body_substitution", "mint");
+            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits");
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -109,11 +110,12 @@ final class CredentialReader {
         }
         boolean allowPlaintext = c.bool("allow_plaintext", false);
         boolean bodySubstitution = c.bool("body_substitution", false);
+        CredentialLimits limits = LimitsReader.read(c);
         if (c.problems().size() != before) {
             return null;
         }
         CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
-                bodySubstitution, mint);
+                bodySubstitution, mint, limits);
         return new Entry(spec, key, hostTexts);
     }
 

@@ -113,6 +113,11 @@ class BrokenConfigTest {
             mint-master-key-openbao-without-broker.yaml | 9: credentials[0].mint.litellm.master_key: | needs broker.openbao
             admin-key-unknown.yaml | 4: admin.tokn_file: | did you mean "token_file"?
             admin-listen-bad.yaml | 3: admin.listen: | expected HOST:PORT
+            limits-empty.yaml | 7: credentials[0].limits: | sets no limit; give at least one of requests_per_minute
+            limits-rate-zero.yaml | 8: credentials[0].limits.requests_per_minute: | must be between 1 and 1000000, got 0
+            limits-size-bad.yaml | 8: credentials[0].limits.response_bytes_per_hour: | "10 megs" is not a size
+            limits-key-unknown.yaml | 8: credentials[0].limits.requests_per_hour: | unknown key (known here: requests_per_minute
+            limits-concurrent-list.yaml | 8: credentials[0].limits.concurrent: | expected a whole number
             """;
 
     static Stream<Arguments> cases() {

@@ -22,6 +22,7 @@ import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -364,6 +365,13 @@ class GoodConfigTest {
                 "        models: [\"claude-sonnet-4-5\", \"gpt-5\"]",
                 "        metadata: {analysis: \"a-${MESA_ANALYSIS_ID}\", team: cyverse}",
                 "        delete_on_stop: true",
+                "    limits: {requests_per_minute: 600, concurrent: 16, request_bytes_per_hour: 500MiB, response_bytes_per_hour: 2 GB}",
+                "  - name: plain",
+                "    hosts: [\"api.anthropic.com\"]",
+                "    secret: \"env:ANTHROPIC_API_KEY\"",
+                "    limits:",
+                "      concurrent: 4",
+                "      response_bytes_per_hour: 1048576",
                 ""));
         ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of("MESA_ANALYSIS_ID", "42")).load(file, Overrides.NONE);
         assertTrue(result.ok(), () -> result.problems().toString());
@@ -384,6 +392,15 @@ class GoodConfigTest {
         assertEquals(java.util.Map.of("analysis", "a-42", "team", "cyverse"), mint.metadata(), "${VAR} expanded from the environment");
         assertEquals("mesa-egress-llm", mint.keyAlias());
         assertTrue(mint.deleteOnStop());
+        assertEquals(new CredentialLimits(600, 16, 500L << 20, 2_000_000_000L), llm.limits());
+        assertEquals(new CredentialLimits(0, 4, 0, 1 << 20), config.credentials().get(1).limits(), "limits for a credential read from a secret too");
+    }
+
+    @Test
+    void aCredentialWithoutLimitsHasNone() throws Exception {
+        MesaConfig config = loadOk(write("nolimits.yaml", "version: 1\nprofile: P2\ncredentials:\n  - name: a\n    hosts: [api.anthropic.com]\n"
+                + "    secret: \"env:A\"\n"), Overrides.NONE);
+        assertEquals(CredentialLimits.NONE, config.credentials().get(0).limits());
     }
 
     @Test

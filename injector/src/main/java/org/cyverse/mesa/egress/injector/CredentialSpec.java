@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
+import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
 
 /**
  * One {@code credentials:} entry of the config file: a secret and the only destinations it may
@@ -22,6 +23,7 @@ import org.cyverse.mesa.egress.allowlist.PathGlob;
  * @param bodySubstitution whether the sentinel is also replaced in request bodies (streaming),
  *     for APIs that carry keys in JSON bodies; off by default
  * @param mint how the value is minted ({@code mint:}), or {@code null} when it is read from {@code secret}
+ * @param limits the proxy's own limits on requests carrying this credential ({@code limits:}); {@link CredentialLimits#NONE} by default
  */
 public record CredentialSpec(
         String name,
@@ -35,7 +37,8 @@ public record CredentialSpec(
         SecretRef secret,
         boolean allowPlaintext,
         boolean bodySubstitution,
-        org.cyverse.mesa.egress.injector.mint.MintSpec mint) {
+        org.cyverse.mesa.egress.injector.mint.MintSpec mint,
+        CredentialLimits limits) {
 
     /** A credential read from {@code secret}. */
     public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
@@ -43,10 +46,19 @@ public record CredentialSpec(
         this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, null);
     }
 
+    /** A credential without {@code limits:}. */
+    public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
+            String sentinel, String header, String format, SecretRef secret, boolean allowPlaintext, boolean bodySubstitution,
+            org.cyverse.mesa.egress.injector.mint.MintSpec mint) {
+        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, mint,
+                CredentialLimits.NONE);
+    }
+
     public CredentialSpec {
         if ((secret == null) == (mint == null)) {
             throw new IllegalArgumentException("credential " + name + " needs exactly one of secret and mint");
         }
+        limits = limits == null ? CredentialLimits.NONE : limits;
         hosts = List.copyOf(hosts);
         ports = Set.copyOf(ports);
         methods = Set.copyOf(methods);
@@ -56,6 +68,17 @@ public record CredentialSpec(
     /** Every secret reference this credential reads: its {@code secret}, or what its minter needs. */
     public List<SecretRef> needs() {
         return mint != null ? mint.needs() : List.of(secret);
+    }
+
+    /** This credential with other {@code limits}: the same values, hosts and scope. */
+    public CredentialSpec withLimits(CredentialLimits changed) {
+        return new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution,
+                mint, changed);
+    }
+
+    /** For {@code check}: where the value comes from (a reference or how it is minted, never a value). */
+    public String source() {
+        return mint != null ? "minted: " + mint.describe() : "secret: " + secret;
     }
 
     /** Whether the proxy mints this credential's values (rather than reading them from a source). */

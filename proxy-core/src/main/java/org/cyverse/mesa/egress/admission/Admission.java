@@ -18,6 +18,10 @@ import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.budget.BudgetOutcome;
+import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
+import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
+import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -41,10 +45,14 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential); then
  *       every {@link CredentialStep} in turn refuses the request or rewrites it, and says what its
  *       body must be found free of ({@link Verdict.Outgoing#bodyScans}); the body is scanned as it
- *       arrives, by the proxy, before any of it leaves.
+ *       arrives, by the proxy, before any of it leaves;
+ *   <li>last, a request that carries a credential with {@code limits:} takes its place in that
+ *       credential's budget, or is refused 429 {@code credential_budget_exceeded} (never sent
+ *       without the credential instead).
  * </ol>
  *
- * Immutable and thread-safe: one instance per config snapshot.
+ * Thread-safe: one instance per config snapshot; the kill switch and the budgets it consults are the
+ * proxy's, and outlive it.
  */
 public final class Admission {
 
@@ -55,6 +63,7 @@ public final class Admission {
     private final LeakRedaction redaction;
     private final DlpCheck dlp;
     private final BooleanSupplier killed;
+    private final CredentialBudgets budgets;
 
     /**
      * @param guard the address guard for IP literals
@@ -62,15 +71,20 @@ public final class Admission {
      * @param canIntercept whether the proxy has a CA to terminate TLS with
      */
     public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept) {
-        this(config, guard, steps, canIntercept, () -> false);
+        this(config, guard, steps, canIntercept, () -> false, null);
     }
 
     /**
      * @param killed whether the kill switch was pulled: then every request and CONNECT is refused
      *     ({@code egress_killed}) once its target is read, whatever the policy says
+     * @param budgets the proxy's credential budgets ({@code limits:}), consulted last, once
+     *     everything else allowed the request; {@code null} for none (as {@code check} decides:
+     *     a dry run counts nothing)
      */
-    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, BooleanSupplier killed) {
+    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, BooleanSupplier killed,
+            CredentialBudgets budgets) {
         this.killed = killed;
+        this.budgets = budgets;
         this.config = config;
         this.guard = guard;
         this.steps = List.copyOf(steps);
@@ -229,7 +243,13 @@ public final class Admission {
             }
             if (injection.refused()) {
                 draft.place = injection.place();
-                return draft.refuse(credentialRefusal(draft, injection, destination));
+                String host = redaction.scrub(destination.host());
+                if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
+                    // The leaked value may sit in the path (in any encoding) or the host name: keep it out of the audit log.
+                    draft.path = "[redacted]";
+                    draft.host = host;
+                }
+                return draft.refuse(Refusals.credential(injection, host, profile()));
             }
             applied.addAll(injection.applied());
             if (!injection.bodySubstitution().isEmpty()) {
@@ -255,25 +275,16 @@ public final class Admission {
                 scans.add(plan);
             }
         }
-        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body()));
-    }
-
-    private Refusal credentialRefusal(VerdictDraft draft, Injection injection, Destination destination) {
-        String host = redaction.scrub(destination.host());
-        Reason reason = switch (injection.outcome()) {
-            case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
-            case SECRET_LEAK -> Reason.SECRET_LEAK;
-            case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
-            case UNAVAILABLE -> Reason.CREDENTIAL_UNAVAILABLE;
-            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
-        };
-        if (reason == Reason.SECRET_LEAK) {
-            // The leaked value may sit in the path (in any encoding) or the host name: keep it
-            // out of the audit log.
-            draft.path = "[redacted]";
-            draft.host = host;
+        if (budgets != null && !applied.isEmpty()) {
+            // Last: a request refused for any other reason takes nothing from a budget.
+            BudgetOutcome outcome = budgets.admit(applied.stream().map(Injection.Applied::credential).toList());
+            if (outcome instanceof BudgetRefusal over) {
+                draft.credential = over.credential();
+                return draft.refuse(Refusals.budget(over, destination.host(), profile()));
+            }
+            draft.budget = (BudgetTicket) outcome;
         }
-        return Refusals.credential(reason, injection.credential(), host, profile(), injection.detail());
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body()));
     }
 
     private String profile() {

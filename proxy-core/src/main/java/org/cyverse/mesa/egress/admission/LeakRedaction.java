@@ -46,7 +46,7 @@ final class LeakRedaction {
         }
         Refusal r = refused.refusal();
         Refusal clean = new Refusal(r.status(), r.reason(), scrub(r.error()), r.host() == null ? null : scrub(r.host()), scrub(r.hint()),
-                r.rule());
+                r.rule(), r.retryAfterSeconds());
         String host = draft.host == null ? null : scrub(draft.host);
         String path = draft.path == null ? null : scrub(draft.path);
         if (leak == null && clean.equals(r) && Objects.equals(host, draft.host) && Objects.equals(path, draft.path)) {

@@ -12,5 +12,6 @@ import org.cyverse.mesa.egress.allowlist.Reason;
  * @param host the canonical (or, when unparseable, the raw) destination host, or {@code null}
  * @param hint what a person could change
  * @param rule the rule that refused, for the audit record, or {@code null}
+ * @param retryAfterSeconds the answer's {@code Retry-After}, or 0 for none
  */
-public record Refusal(int status, Reason reason, String error, String host, String hint, String rule) {}
+public record Refusal(int status, Reason reason, String error, String host, String hint, String rule, long retryAfterSeconds) {}

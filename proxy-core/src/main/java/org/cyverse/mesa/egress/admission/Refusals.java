@@ -2,6 +2,8 @@ package org.cyverse.mesa.egress.admission;
 
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
 
 /**
  * The one place that maps a failure to its answer: status, error sentence and hint, as SPEC.md's
@@ -48,6 +50,9 @@ public final class Refusals {
         }
     }
 
+    /** The rule a budget refusal names, before the limit's key: {@code limits.concurrent}. */
+    public static final String LIMIT_RULE_PREFIX = "limits.";
+
     private Refusals() {}
 
     /** The status SPEC.md gives a reason. */
@@ -62,6 +67,7 @@ public final class Refusals {
             case DNS_FAILURE, UPSTREAM_UNREACHABLE, UPSTREAM_TLS_ERROR -> 502;
             case CREDENTIAL_UNAVAILABLE, OVERLOADED -> 503;
             case UPSTREAM_TIMEOUT -> 504;
+            case CREDENTIAL_BUDGET_EXCEEDED -> 429;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
                     CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
@@ -70,13 +76,13 @@ public final class Refusals {
 
     /** A refusal with the standard error sentence and hint for its reason. */
     public static Refusal of(Reason reason, String host, String profile, String detail) {
-        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null);
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null, 0);
     }
 
     /** A bad request of shape {@code problem}; {@code detail} says what exactly was wrong (never a secret). */
     public static Refusal badRequest(Problem problem, String detail) {
         String error = detail == null ? problem.error : problem.error + ": " + detail;
-        return new Refusal(400, Reason.BAD_REQUEST, error, null, problem.hint, null);
+        return new Refusal(400, Reason.BAD_REQUEST, error, null, problem.hint, null, 0);
     }
 
     /** A policy refusal (SPEC.md step 3), naming the rule that matched, if any. */
@@ -90,14 +96,26 @@ public final class Refusals {
         } else {
             hint = hint(reason, host, profile);
         }
-        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, hint, decision.rule());
+        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, hint, decision.rule(), 0);
     }
 
     /** A CONNECT whose rules restrict methods or paths while the proxy does not intercept (tls.intercept none). */
     public static Refusal needsInterception(Decision decision, String host) {
         Reason reason = decision.reason();
         return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, "the rules for " + host
-                + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule());
+                + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule(), 0);
+    }
+
+    /** A refusal of SPEC.md step 5: what the credential step that refused {@code injection} found, as its reason. */
+    public static Refusal credential(Injection injection, String host, String profile) {
+        Reason reason = switch (injection.outcome()) {
+            case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
+            case SECRET_LEAK -> Reason.SECRET_LEAK;
+            case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
+            case UNAVAILABLE -> Reason.CREDENTIAL_UNAVAILABLE;
+            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
+        };
+        return credential(reason, injection.credential(), host, profile, injection.detail());
     }
 
     /**
@@ -116,7 +134,21 @@ public final class Refusals {
                     + "check the proxy's log and /readyz, then retry";
             default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
         };
-        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null);
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null, 0);
+    }
+
+    /**
+     * A request that would carry {@code credential} past one of its {@code limits}: 429 with
+     * {@code Retry-After}, naming the limit; the request is not sent, with or without the credential.
+     */
+    public static Refusal budget(BudgetRefusal over, String host, String profile) {
+        long seconds = over.retryAfter().toSeconds();
+        String error = "the request to " + (host == null ? "the destination" : host) + " would pass credential " + over.credential()
+                + "'s limit (" + over.describe() + ")";
+        String hint = "wait " + seconds + " s (Retry-After) and retry; the proxy limits credential " + over.credential() + " to "
+                + over.describe() + " under profile " + profile + "; an operator can raise credentials[].limits." + over.kind().key();
+        return new Refusal(status(Reason.CREDENTIAL_BUDGET_EXCEEDED), Reason.CREDENTIAL_BUDGET_EXCEEDED, error, host, hint,
+                LIMIT_RULE_PREFIX + over.kind().key(), seconds);
     }
 
     /**
@@ -127,7 +159,7 @@ public final class Refusals {
         String target = host == null ? "the destination" : host;
         return new Refusal(status(Reason.SECRET_LEAK), Reason.SECRET_LEAK, "the request to " + target + " carried what looks like a secret"
                 + " (dlp rule " + rule + ", in the " + place + ")", host, "the agent should not send secrets it holds; if this is no"
-                + " secret, an operator can set dlp.mode: audit or leave rule " + rule + " out of dlp.patterns", "dlp:" + rule);
+                + " secret, an operator can set dlp.mode: audit or leave rule " + rule + " out of dlp.patterns", "dlp:" + rule, 0);
     }
 
     private static String ruleDetail(Decision decision) {
@@ -157,6 +189,7 @@ public final class Refusals {
             case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects";
             case BAD_REQUEST -> "the request is malformed or ambiguous";
             case ADMIN_UNAUTHORIZED -> "this admin call changes the proxy's state and needs the admin token";
+            case CREDENTIAL_BUDGET_EXCEEDED -> "a request to " + target + " would pass a credential's limit";
             case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
@@ -186,6 +219,7 @@ public final class Refusals {
             case BAD_REQUEST -> "send a well-formed HTTP/1.1 request through the proxy (HTTP_PROXY / HTTPS_PROXY)";
             case ADMIN_UNAUTHORIZED -> "send Authorization: Bearer <the token in admin.token_file>; without admin.token_file configured,"
                     + " state-changing admin calls are refused";
+            case CREDENTIAL_BUDGET_EXCEEDED -> "wait for the time in Retry-After and retry; an operator can raise the credential's limits";
             case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();

@@ -8,6 +8,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
@@ -34,10 +35,12 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * @param place where a refused request carried a secret or a sentinel ({@code header}, {@code query}, {@code path},
  *     {@code host}, {@code method}), or where a {@code dlp} rule matched; or {@code null}
  * @param dlp the {@code dlp} rule that matched the head (refused in block mode, recorded in audit mode), or {@code null}
+ * @param budget the place an allowed request holds in its credentials' {@code limits}: the one part of a verdict with
+ *     state, released by whoever runs the request when it ends ({@code Exchange}); {@link BudgetTicket#NONE} otherwise
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable, String place, String dlp) {
+        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -76,6 +79,7 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
 
     public Verdict {
         applied = applied == null ? List.of() : List.copyOf(applied);
+        budget = budget == null ? BudgetTicket.NONE : budget;
     }
 
     public boolean allowed() {

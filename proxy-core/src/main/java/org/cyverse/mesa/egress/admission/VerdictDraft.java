@@ -6,6 +6,7 @@ import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
 
 /**
  * A {@link Verdict} while {@link Admission#decide} makes it: filled in step by step within one
@@ -28,6 +29,7 @@ final class VerdictDraft {
     List<Injection.Applied> applied = List.of();
     String place;
     String dlp;
+    BudgetTicket budget = BudgetTicket.NONE;
 
     VerdictDraft(Mode mode, String method) {
         this.mode = mode;
@@ -59,6 +61,6 @@ final class VerdictDraft {
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
         String audited = host != null ? host : refusal == null ? null : refusal.host();
         return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                outgoing, refusal, unreadable, place, dlp);
+                outgoing, refusal, unreadable, place, dlp, refusal == null ? budget : BudgetTicket.NONE);
     }
 }

@@ -97,6 +97,9 @@ final class Exchange {
             return;
         }
         finished = true;
+        if (verdict != null) {
+            verdict.budget().release(bytesUp, bytesDown);
+        }
         long nanos = System.nanoTime() - startNanos;
         boolean allowed = reason == Reason.ALLOWED;
         proxy.metrics.request(allowed, reason, mode.label(), nanos / 1e9);

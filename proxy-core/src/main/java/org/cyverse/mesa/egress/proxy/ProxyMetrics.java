@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
@@ -74,6 +75,11 @@ public final class ProxyMetrics {
                     + " (a budget exhausted, a key blocked or expired), by credential and status")
             .labelNames("credential", "status")
             .register(registry);
+    private final Counter budgetRefusals = Counter.builder()
+            .name("mesa_egress_credential_budget_refusals_total")
+            .help("Requests refused 429 credential_budget_exceeded, by credential and the limit they would have passed")
+            .labelNames("credential", "limit")
+            .register(registry);
     private final Gauge killSwitch = Gauge.builder()
             .name("mesa_egress_kill_switch")
             .help("1 once the kill switch was pulled (nothing leaves until a restart), else 0")
@@ -129,6 +135,9 @@ public final class ProxyMetrics {
             if (!verdict.allowed()) {
                 leakBlocked("dlp:" + verdict.dlp(), verdict.place());
             }
+        }
+        if (verdict.reason() == Reason.CREDENTIAL_BUDGET_EXCEEDED) {
+            budgetRefusals.labelValues(verdict.credential(), verdict.rule().substring(Refusals.LIMIT_RULE_PREFIX.length())).inc();
         }
         Injection.Outcome outcome = verdict.injection();
         if (outcome == null) {

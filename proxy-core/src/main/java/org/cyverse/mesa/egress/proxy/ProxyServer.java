@@ -30,6 +30,7 @@ import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
+import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
 import org.cyverse.mesa.egress.injector.mint.Minter;
 import org.cyverse.mesa.egress.injector.mint.Minters;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
@@ -66,8 +67,8 @@ public final class ProxyServer implements AutoCloseable {
     private Channel proxyChannel;
     private Channel adminChannel;
     private volatile boolean listening;
-    /** Pulled once, for the life of the process: a reload keeps it. */
-    private final KillSwitch kill = new KillSwitch();
+    private final KillSwitch kill = new KillSwitch(); // pulled once, for the life of the process: a reload keeps it
+    private final CredentialBudgets budgets = new CredentialBudgets(); // limits: a reload keeps what was counted
     private final OperatorControls controls;
 
     /**
@@ -112,7 +113,7 @@ public final class ProxyServer implements AutoCloseable {
     private ProxyState stateFor(MesaConfig config, ProxyState previous) throws IOException {
         UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
         CredentialStore store;
-        if (previous != null && (kill.pulled() || previous.config().credentials().equals(config.credentials()))) {
+        if (previous != null && (kill.pulled() || previous.sameValuesAs(config))) {
             store = previous.credentials(); // after a kill: the dead store, so that nothing is fetched or minted again
         } else {
             Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
@@ -124,7 +125,8 @@ public final class ProxyServer implements AutoCloseable {
         }
         AddressGuard guard = config.addressGuard(ownAddresses);
         Injector injector = new Injector(config.credentials(), store);
-        Admission admission = new Admission(config, guard, List.of(injector), ca != null, kill::pulled);
+        Admission admission = new Admission(config, guard, List.of(injector), ca != null, kill::pulled, budgets);
+        budgets.configure(config.credentials());
         return new ProxyState(config, guard, store, injector, upstreamTls, admission);
     }
 

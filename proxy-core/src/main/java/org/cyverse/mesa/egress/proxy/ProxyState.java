@@ -24,4 +24,13 @@ record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credent
     String profile() {
         return config.profile().name();
     }
+
+    /**
+     * Whether {@code next} has the same credential values to fetch or mint as this snapshot, so
+     * that its store can be kept: a change of {@code limits} alone keeps it (and its minted keys).
+     */
+    boolean sameValuesAs(MesaConfig next) {
+        return config.credentials().stream().map(c -> c.withLimits(null)).toList()
+                .equals(next.credentials().stream().map(c -> c.withLimits(null)).toList());
+    }
 }

@@ -55,6 +55,9 @@ final class RefusalResponses {
                 .set(REASON_HEADER, refusal.reason().code())
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set(HttpHeaderNames.CONNECTION, close ? HttpHeaderValues.CLOSE : HttpHeaderValues.KEEP_ALIVE);
+        if (refusal.retryAfterSeconds() > 0) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, refusal.retryAfterSeconds());
+        }
         return response;
     }
 }

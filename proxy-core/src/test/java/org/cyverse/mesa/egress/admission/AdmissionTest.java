@@ -29,6 +29,7 @@ import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,6 +81,7 @@ class AdmissionTest {
                 hosts: ["git.test"]
                 sentinel: "proxy-injected"
                 secret: "env:MESA_TEST_GIT"
+                limits: {concurrent: 1}
               - name: legacy
                 hosts: ["legacy.test"]
                 ports: [80]
@@ -105,6 +107,8 @@ class AdmissionTest {
     static Admission withoutInterception;
     static Admission unavailable;
     static Admission killed;
+    /** Credential git's one concurrent request is taken (a request in flight). */
+    static Admission spent;
 
     @BeforeAll
     static void load(@TempDir Path dir) throws IOException {
@@ -118,7 +122,13 @@ class AdmissionTest {
         unavailable = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
                 fixed(Map.of()))), true);
         killed = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
-                fixed(values))), true, () -> true);
+                fixed(values))), true, () -> true, null);
+        CredentialBudgets budgets = new CredentialBudgets();
+        budgets.configure(config.credentials());
+        spent = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
+                fixed(values))), true, () -> false, budgets);
+        Verdict inFlight = spent.decide(inside("git.test", "GET", "/o/r.git/info/refs", "Authorization", basic("x-access-token", "proxy-injected")));
+        assertTrue(inFlight.allowed() && inFlight.budget().holdsAny(), () -> "the first git request takes the budget: " + inFlight);
     }
 
     static MesaConfig load(Path dir, String yaml) throws IOException {
@@ -215,6 +225,13 @@ class AdmissionTest {
                 new Row("killed: a request inside an intercepted tunnel, sentinel and all", killed,
                         inside("api.test", "POST", "/v1/messages", "x-api-key", "sk-api-sentinel"), Reason.EGRESS_KILLED, Mode.INTERCEPT,
                         null, null),
+                new Row("over a credential's limit: 429, and not sent without the credential instead", spent,
+                        inside("git.test", "GET", "/o/r.git/info/refs", "Authorization", basic("x-access-token", "proxy-injected")),
+                        Reason.CREDENTIAL_BUDGET_EXCEEDED, Mode.INTERCEPT, "git", "limits.concurrent"),
+                new Row("over one credential's limit: a request for another goes on", spent,
+                        inside("api.test", "POST", "/v1/messages", "x-api-key", "sk-api-sentinel"), Reason.ALLOWED, Mode.INTERCEPT, "api", null),
+                new Row("over a credential's limit: a request to its host without its sentinel is not limited", spent,
+                        inside("git.test", "GET", "/"), Reason.ALLOWED, Mode.INTERCEPT, null, "allow[5]: git.test"),
                 new Row("CONNECT of no rule", admission, RequestFacts.connect("nowhere.test:443"), Reason.HOST_NOT_ALLOWED, Mode.TUNNEL, null, null),
                 new Row("CONNECT to a rule with paths: intercepted", admission, RequestFacts.connect("ro.test:443"), Reason.ALLOWED,
                         Mode.INTERCEPT, null, "allow[2]: ro.test"),
@@ -279,6 +296,9 @@ class AdmissionTest {
             assertFalse(refusal.hint().isBlank(), row.name());
             assertFalse(refusal.error().isBlank(), row.name());
             assertNull(verdict.outgoing(), row.name());
+            assertEquals(refusal.reason() == Reason.CREDENTIAL_BUDGET_EXCEEDED, refusal.retryAfterSeconds() > 0,
+                    row.name() + ": Retry-After goes with a budget refusal, and only with one");
+            assertFalse(verdict.budget().holdsAny(), row.name() + ": a refused request holds no place in a budget");
         }
         String everything = verdict.toString() + verdict.refusal();
         for (String secret : List.of(API_SECRET, GIT_SECRET, "sk%2Dapi%2DREAL%2D4f1d2c")) {

@@ -20,7 +20,7 @@ import javax.net.ssl.SSLContext;
  * received: {@code /echo...} answers the request line and headers as text; {@code /reflect}
  * answers a response header and a body quoting the request's credentials, the body written in two
  * flushed pieces that split the value; {@code /big} streams a large body; {@code /sink} counts an
- * upload.
+ * upload; {@code /hold...} waits (at most 20 s) until the test lets it go, then echoes.
  */
 public final class HttpsUpstream implements AutoCloseable {
 
@@ -39,6 +39,8 @@ public final class HttpsUpstream implements AutoCloseable {
     private final HttpsServer server;
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private volatile long bigSize = 1024;
+    private final java.util.concurrent.Semaphore held = new java.util.concurrent.Semaphore(0);
+    private final java.util.concurrent.Semaphore letGo = new java.util.concurrent.Semaphore(0);
 
     public HttpsUpstream(SSLContext context, String bind) throws IOException {
         server = HttpsServer.create(new InetSocketAddress(bind, 0), 16);
@@ -60,6 +62,16 @@ public final class HttpsUpstream implements AutoCloseable {
         this.bigSize = size;
     }
 
+    /** Waits until a {@code /hold} request has arrived (and is waiting); false after {@code wait}. */
+    public boolean awaitHeld(java.time.Duration wait) throws InterruptedException {
+        return held.tryAcquire(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Lets one waiting {@code /hold} request answer. */
+    public void letOneGo() {
+        letGo.release();
+    }
+
     private void handle(HttpExchange exchange) throws IOException {
         long body = 0;
         java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
@@ -78,6 +90,14 @@ public final class HttpsUpstream implements AutoCloseable {
         seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body,
                 head.toString(StandardCharsets.UTF_8)));
         String path = exchange.getRequestURI().getPath();
+        if (path.startsWith("/hold")) {
+            held.release();
+            try {
+                letGo.tryAcquire(20, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (path.startsWith("/reflect")) {
             String key = String.valueOf(exchange.getRequestHeaders().getFirst("x-api-key"));
             exchange.getResponseHeaders().add("X-Echoed-Key", "you sent " + key);

@@ -64,7 +64,14 @@ final class CheckCommand {
         json.put("credential", verdict.credential());
         List<Map<String, Object>> applied = new ArrayList<>();
         for (Injection.Applied a : verdict.applied()) {
-            applied.add(Map.of("name", a.credential(), "actions", a.actions()));
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("name", a.credential());
+            entry.put("actions", a.actions());
+            config.credentials().stream().filter(c -> c.name().equals(a.credential())).findFirst().ifPresent(spec -> {
+                entry.put("source", spec.source());
+                entry.put("limits", spec.limits().describe());
+            });
+            applied.add(entry);
         }
         json.put("credentials", applied);
         json.put("profile", config.profile().name());

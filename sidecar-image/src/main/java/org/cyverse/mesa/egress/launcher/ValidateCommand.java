@@ -10,6 +10,7 @@ import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
 
 /** {@code validate FILE}: 0 valid, 2 invalid with one {@code FILE:LINE: key: message} line per problem. */
 final class ValidateCommand {
@@ -30,7 +31,18 @@ final class ValidateCommand {
         }
         MesaConfig c = result.config();
         out.println(args.positional.get(0) + ": valid: profile " + c.profile().name() + ", egress " + c.egress().name()
-                + ", " + c.allow().size() + " allow, " + c.deny().size() + " deny, " + c.credentials().size() + " credentials");
+                + ", " + c.allow().size() + " allow, " + c.deny().size() + " deny, " + c.credentials().size() + " credentials" + credentialKinds(c));
         return Main.OK;
+    }
+
+    /** E.g. {@code " (1 minted, 2 with limits)"}, or nothing. */
+    private static String credentialKinds(MesaConfig c) {
+        long minted = c.credentials().stream().filter(CredentialSpec::minted).count();
+        long limited = c.credentials().stream().filter(s -> s.limits().any()).count();
+        if (minted == 0 && limited == 0) {
+            return "";
+        }
+        String both = minted > 0 && limited > 0 ? ", " : "";
+        return " (" + (minted > 0 ? minted + " minted" : "") + both + (limited > 0 ? limited + " with limits" : "") + ")";
     }
 }

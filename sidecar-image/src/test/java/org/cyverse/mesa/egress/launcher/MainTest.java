@@ -122,4 +122,33 @@ class MainTest extends CommandTestBase {
         assertEquals("tunnel", json.get("mode").asText());
         assertTrue(json.get("credential").isNull());
     }
+
+    @Test
+    void checkAndValidateReportMintedCredentialsAndTheirLimits() throws Exception {
+        Path config = dir.resolve("minted.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\ncredentials:\n  - name: llm\n    hosts: [\"llm-api.cyverse.ai\"]\n"
+                + "    sentinel: \"sk-mesa-sentinel\"\n    header: Authorization\n"
+                + "    mint:\n      litellm:\n        url: https://llm-api.cyverse.ai\n"
+                + "        master_key: \"file:/run/secrets/litellm#master_key\"\n        duration: 8h\n        max_budget: 20.0\n"
+                + "        models: [\"gpt-5\"]\n"
+                + "    limits: {requests_per_minute: 600, concurrent: 16}\n"
+                + "  - name: anthropic\n    hosts: [\"api.anthropic.com\"]\n    header: x-api-key\n    format: \"{secret}\"\n"
+                + "    secret: \"env:ANTHROPIC_API_KEY\"\n");
+        assertEquals(0, run("check", "--config", config.toString(), "--method", "POST", "https://llm-api.cyverse.ai/chat/completions"));
+        JsonNode applied = new ObjectMapper().readTree(out()).get("credentials").get(0);
+        assertEquals("llm", applied.get("name").asText());
+        assertEquals("minted: litellm virtual key from https://llm-api.cyverse.ai (master key file:/run/secrets/litellm#master_key;"
+                + " duration 8h, max_budget 20.0 USD, models gpt-5)", applied.get("source").asText());
+        assertEquals("600 requests/min, 16 concurrent", applied.get("limits").asText());
+
+        reset();
+        assertEquals(0, run("check", "--config", config.toString(), "https://api.anthropic.com/v1/messages"));
+        applied = new ObjectMapper().readTree(out()).get("credentials").get(0);
+        assertEquals("secret: env:ANTHROPIC_API_KEY", applied.get("source").asText());
+        assertEquals("none", applied.get("limits").asText());
+
+        reset();
+        assertEquals(0, run("validate", config.toString()));
+        assertTrue(out().contains("2 credentials (1 minted, 1 with limits)"), out());
+    }
 }

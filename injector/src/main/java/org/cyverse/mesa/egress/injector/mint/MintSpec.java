@@ -11,6 +11,9 @@ public sealed interface MintSpec permits MintSpec.LiteLlm {
     /** The secrets the minter itself needs (never injected anywhere). */
     List<SecretRef> needs();
 
+    /** For {@code check} and {@code validate}: where the values come from and what they may do, without a secret. */
+    String describe();
+
     /**
      * {@code mint.litellm}: a LiteLLM virtual key per analysis ({@code POST /key/generate}).
      *
@@ -33,6 +36,13 @@ public sealed interface MintSpec permits MintSpec.LiteLlm {
         @Override
         public List<SecretRef> needs() {
             return List.of(masterKey);
+        }
+
+        @Override
+        public String describe() {
+            return "litellm virtual key from " + url + " (master key " + masterKey + "; duration " + (duration == null ? "none" : duration)
+                    + ", max_budget " + (maxBudget == null ? "none" : maxBudget + " USD") + ", models "
+                    + (models.isEmpty() ? "all the gateway allows" : String.join(", ", models)) + ")";
         }
     }
 }

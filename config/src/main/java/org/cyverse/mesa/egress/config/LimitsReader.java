@@ -1,0 +1,86 @@
+package org.cyverse.mesa.egress.config;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
+
+/**
+ * Reads a credential's {@code limits}: {@code requests_per_minute} and {@code concurrent} as
+ * whole numbers, {@code request_bytes_per_hour} and {@code response_bytes_per_hour} as a byte
+ * count or a size such as {@code 500MiB} or {@code 2GB}.
+ */
+final class LimitsReader {
+
+    static final List<String> KEYS = List.of("requests_per_minute", "concurrent", "request_bytes_per_hour", "response_bytes_per_hour");
+
+    /** The most requests a minute the proxy keeps start times for (one long each). */
+    static final int MAX_REQUESTS_PER_MINUTE = 1_000_000;
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,15})\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", Pattern.CASE_INSENSITIVE);
+
+    private LimitsReader() {}
+
+    /** @return the limits ({@link CredentialLimits#NONE} when absent); problems are reported under {@code limits} */
+    static CredentialLimits read(MapReader credential) {
+        int before = credential.problems().size();
+        MapReader l = credential.map("limits", KEYS);
+        if (l == null) {
+            return CredentialLimits.NONE;
+        }
+        int rpm = l.integer("requests_per_minute", 0, 1, MAX_REQUESTS_PER_MINUTE);
+        int concurrent = l.integer("concurrent", 0, 1, 100_000);
+        long up = size(l, "request_bytes_per_hour");
+        long down = size(l, "response_bytes_per_hour");
+        if (l.problems().size() != before) {
+            return CredentialLimits.NONE;
+        }
+        CredentialLimits limits = new CredentialLimits(rpm, concurrent, up, down);
+        if (!limits.any()) {
+            credential.problem("limits", "sets no limit; give at least one of " + String.join(", ", KEYS) + ", or remove it");
+        }
+        return limits;
+    }
+
+    private static long size(MapReader l, String key) {
+        YamlNode raw = l.raw(key);
+        if (raw == null) {
+            return 0;
+        }
+        Long whole = MapReader.wholeNumber(raw);
+        if (whole != null) {
+            if (whole < 1) {
+                l.problem(key, "must be at least 1 byte, got " + ((YamlNode.Scalar) raw).text());
+                return 0;
+            }
+            return whole;
+        }
+        String text = l.string(key);
+        if (text == null) {
+            return 0;
+        }
+        Matcher m = SIZE.matcher(text.trim());
+        if (!m.matches()) {
+            l.problem(key, "\"" + text + "\" is not a size; write a number of bytes or a number and a unit of B, KB, MB, GB, TB,"
+                    + " KiB, MiB, GiB or TiB, e.g. 500MiB");
+            return 0;
+        }
+        long amount = Long.parseLong(m.group(1));
+        long unit = switch (m.group(2).toUpperCase(Locale.ROOT)) {
+            case "KB" -> 1_000L;
+            case "MB" -> 1_000_000L;
+            case "GB" -> 1_000_000_000L;
+            case "TB" -> 1_000_000_000_000L;
+            case "KIB" -> 1L << 10;
+            case "MIB" -> 1L << 20;
+            case "GIB" -> 1L << 30;
+            case "TIB" -> 1L << 40;
+            default -> 1L;
+        };
+        if (amount == 0 || amount > Long.MAX_VALUE / unit) {
+            l.problem(key, "must be between 1 byte and 8 EiB, got \"" + text + "\"");
+            return 0;
+        }
+        return amount * unit;
+    }
+}
