@@ -149,6 +149,24 @@ class ManifestsTest {
         assertEquals(keyDir.toString(), mount(proxy, "mesa-egress-ca").getMountPath(), "the CA key lives in the proxy's own volume");
         assertFalse(keyDir.startsWith(SHARE), "never in the share dir");
 
+        // The admin token and the kill file: mounted into the proxy's container alone, no fsGroup
+        // (it would give the agent the proxy's group), the config naming files inside those mounts.
+        Path tokenFile = config.control().tokenFile();
+        assertNotNull(tokenFile, "state-changing admin calls (POST /kill) need admin.token_file");
+        assertEquals(tokenFile.getParent().toString(), mount(proxy, "mesa-egress-admin").getMountPath());
+        assertEquals("mesa-egress-admin", volume(pod, "mesa-egress-admin").getSecret().getSecretName());
+        Path killFile = config.control().killFile();
+        assertNotNull(killFile, "the kill switch can be pulled with a file");
+        assertEquals(killFile.getParent().toString(), mount(proxy, "mesa-egress-kill").getMountPath());
+        assertEquals(Boolean.TRUE, volume(pod, "mesa-egress-kill").getConfigMap().getOptional(), "absent until an operator creates it");
+        for (Container c : allContainers(pod)) {
+            if (c != proxy) {
+                assertNull(mountOrNull(c, "mesa-egress-admin"), c.getName() + " can read the admin token");
+                assertNull(mountOrNull(c, "mesa-egress-kill"), c.getName() + " sees the kill file");
+            }
+        }
+        assertTrue(pod.getSecurityContext().getFsGroup() == null, "an fsGroup would reach the agent too");
+
         String expectedProfile = name.substring(0, 2).toUpperCase();
         assertEquals(expectedProfile, config.profile().name());
     }
@@ -227,6 +245,19 @@ class ManifestsTest {
         MesaConfig config = loadConfig(only(objects, ConfigMap.class, volume(proxyPod, "config").getConfigMap().getName()));
         assertEquals("0.0.0.0", config.listen().host(), "reached from the agent's pod");
         assertEquals(3128, config.listen().port());
+
+        // The admin token in the proxy's pod, its only container; the pod's fsGroup makes the
+        // root-owned Secret files (CA key, token) readable by the proxy's group, 0440.
+        assertEquals(List.of("mesa-egress"), allContainers(proxyPod).stream().map(Container::getName).toList());
+        assertEquals(Long.valueOf(PROXY_UID), proxyPod.getSecurityContext().getFsGroup());
+        assertEquals(config.control().tokenFile().getParent().toString(), mount(proxy, "admin-token").getMountPath());
+        assertEquals("mesa-egress-admin", volume(proxyPod, "admin-token").getSecret().getSecretName());
+        assertEquals(config.control().killFile().getParent().toString(), mount(proxy, "kill").getMountPath());
+        assertEquals(Boolean.TRUE, volume(proxyPod, "kill").getConfigMap().getOptional());
+        for (Container c : allContainers(agentPod)) {
+            assertTrue(c.getVolumeMounts() == null || c.getVolumeMounts().stream().noneMatch(m -> m.getMountPath().startsWith("/run/mesa-egress-admin")),
+                    c.getName());
+        }
     }
 
     /**
