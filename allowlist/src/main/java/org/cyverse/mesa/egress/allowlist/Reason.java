@@ -33,6 +33,8 @@ public enum Reason {
     ADMIN_UNAUTHORIZED,
     /** 403: the kill switch was pulled; nothing leaves until a restart. */
     EGRESS_KILLED,
+    /** 403: not allowed, but approvable through the approval inbox: the answer carries the approval's id. */
+    APPROVAL_REQUIRED,
     /** 429: a request carrying a credential would pass one of that credential's {@code limits}. */
     CREDENTIAL_BUDGET_EXCEEDED;
 

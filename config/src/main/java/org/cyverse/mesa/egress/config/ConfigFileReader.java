@@ -18,7 +18,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
 final class ConfigFileReader {
 
     static final List<String> KEYS = List.of("version", "profile", "egress", "listen", "admin", "allow", "deny",
-            "network", "tls", "credentials", "broker", "audit", "limits", "dlp");
+            "network", "tls", "credentials", "broker", "audit", "limits", "dlp", "approvals");
 
     static final String DEFAULT_PROFILE = "P1";
     static final HostAndPort DEFAULT_LISTEN = new HostAndPort("127.0.0.1", 3128);
@@ -112,6 +112,7 @@ final class ConfigFileReader {
         MesaConfig.Audit audit = SettingsReader.audit(root, base);
         MesaConfig.Limits limits = SettingsReader.limits(root);
         MesaConfig.Dlp dlp = DlpReader.dlp(root);
+        MesaConfig.Approvals approvals = ApprovalsReader.read(root, base, profile, adminSection.control(), root.present("broker") || brokerFromEnv);
 
         Policy policy = null;
         if (egress != null && allow.complete() && deny.complete()) {
@@ -136,7 +137,7 @@ final class ConfigFileReader {
         }
         List<CredentialSpec> specs = credentials.stream().map(CredentialReader.Entry::spec).collect(Collectors.toList());
         return new MesaConfig(source, profile, egress, listen, admin, adminSection.control(), network, tls,
-                specs, broker, audit, limits, dlp, policy);
+                specs, broker, audit, limits, dlp, approvals, policy);
     }
 
     private void version() {

@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.config;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -17,7 +19,10 @@ final class LimitsReader {
 
     /** The most requests a minute the proxy keeps start times for (one long each). */
     static final int MAX_REQUESTS_PER_MINUTE = 1_000_000;
-    private static final Pattern SIZE = Pattern.compile("([0-9]{1,15})\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", Pattern.CASE_INSENSITIVE);
+    /** A number of bytes, or a number (decimals allowed) and a unit. */
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,30}(?:\\.[0-9]{1,9})?)\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?",
+            Pattern.CASE_INSENSITIVE);
+    private static final long MAX_BYTES = 1L << 62;
 
     private LimitsReader() {}
 
@@ -48,25 +53,17 @@ final class LimitsReader {
             return 0;
         }
         Long whole = MapReader.wholeNumber(raw);
-        if (whole != null) {
-            if (whole < 1) {
-                l.problem(key, "must be at least 1 byte, got " + ((YamlNode.Scalar) raw).text());
-                return 0;
-            }
-            return whole;
-        }
-        String text = l.string(key);
+        String text = whole != null ? ((YamlNode.Scalar) raw).text() : l.string(key);
         if (text == null) {
             return 0;
         }
         Matcher m = SIZE.matcher(text.trim());
         if (!m.matches()) {
-            l.problem(key, "\"" + text + "\" is not a size; write a number of bytes or a number and a unit of B, KB, MB, GB, TB,"
-                    + " KiB, MiB, GiB or TiB, e.g. 500MiB");
+            l.problem(key, "\"" + text + "\" is not a size; write a number of bytes, or a number and a unit of B, KB, MB, GB, TB,"
+                    + " KiB, MiB, GiB or TiB, e.g. 500MiB or 1.5GiB");
             return 0;
         }
-        long amount = Long.parseLong(m.group(1));
-        long unit = switch (m.group(2).toUpperCase(Locale.ROOT)) {
+        long unit = switch (m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT)) {
             case "KB" -> 1_000L;
             case "MB" -> 1_000_000L;
             case "GB" -> 1_000_000_000L;
@@ -77,10 +74,15 @@ final class LimitsReader {
             case "TIB" -> 1L << 40;
             default -> 1L;
         };
-        if (amount == 0 || amount > Long.MAX_VALUE / unit) {
-            l.problem(key, "must be between 1 byte and 8 EiB, got \"" + text + "\"");
+        BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit)).setScale(0, RoundingMode.FLOOR);
+        if (bytes.signum() == 0) {
+            l.problem(key, "must be at least 1 byte, got \"" + text + "\"");
             return 0;
         }
-        return amount * unit;
+        if (bytes.compareTo(BigDecimal.valueOf(MAX_BYTES)) > 0) {
+            l.problem(key, "must be at most 4 EiB, got \"" + text + "\"");
+            return 0;
+        }
+        return bytes.longValueExact();
     }
 }

@@ -25,6 +25,7 @@ import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
  * @param listen the proxy listener
  * @param admin the admin listener
  * @param control the operator controls of {@code admin:} (token, kill file)
+ * @param approvals the approval inbox ({@link Approvals#OFF} without {@code approvals:})
  * @param policy the compiled policy: deny, then class rules plus {@code allow}; the one copy of the rules
  */
 public record MesaConfig(
@@ -41,7 +42,34 @@ public record MesaConfig(
         Audit audit,
         Limits limits,
         Dlp dlp,
+        Approvals approvals,
         Policy policy) {
+
+    /**
+     * {@code approvals:}, the approval inbox of A1 profiles.
+     *
+     * @param enabled whether a request refused only for its host may be approved
+     * @param pendingTtl how long a pending request waits for a decision, from its first ask
+     * @param hold how long a client's request is kept waiting for a decision; zero: refused at once
+     * @param stateFile where pending requests and grants are kept across a restart, or {@code null}
+     * @param webhook where events go, or {@code null}
+     * @param maxPending at most this many pending requests at once (an extension)
+     * @param maxHeld at most this many held requests at once (an extension)
+     */
+    public record Approvals(boolean enabled, Duration pendingTtl, Duration hold, Path stateFile, Webhook webhook, int maxPending,
+            int maxHeld) {
+
+        public static final Duration DEFAULT_PENDING_TTL = Duration.ofMinutes(15);
+        public static final Duration MAX_HOLD = Duration.ofMinutes(5);
+        public static final int DEFAULT_MAX_PENDING = 100;
+        public static final int DEFAULT_MAX_HELD = 16;
+        /** No {@code approvals:} section. */
+        public static final Approvals OFF = new Approvals(false, DEFAULT_PENDING_TTL, Duration.ZERO, null, null, DEFAULT_MAX_PENDING,
+                DEFAULT_MAX_HELD);
+
+        /** {@code approvals.webhook}: the URL events are POSTed to, and the HMAC-SHA256 key they are signed with. */
+        public record Webhook(java.net.URI url, org.cyverse.mesa.egress.injector.SecretRef secret) {}
+    }
 
     /**
      * {@code dlp:}: patterns of well-known secret formats the proxy does not hold.

@@ -1,8 +1,6 @@
 package org.cyverse.mesa.egress.config;
 
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,8 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.mint.MintSpec;
@@ -46,7 +42,7 @@ final class MintReader {
             return null;
         }
         int before = l.problems().size();
-        URI url = url(l);
+        URI url = HttpsUrls.read(l, "url", "the LiteLLM proxy's base URL", "https://llm-api.cyverse.ai", "the master key goes with every call");
         String masterText = l.requiredString("master_key");
         SecretRef master = masterText == null ? null : CredentialReader.secretRef(l, "master_key", masterText, broker);
         String duration = l.string("duration");
@@ -77,46 +73,6 @@ final class MintReader {
             return null;
         }
         return new MintSpec.LiteLlm(url, master, duration, budget, models, metadata, alias, delete);
-    }
-
-    /** https://, or http:// to a loopback address only: the master key goes with every call. */
-    private static URI url(MapReader l) {
-        String text = l.requiredString("url");
-        if (text == null) {
-            return null;
-        }
-        URI uri;
-        try {
-            uri = new URI(text);
-        } catch (URISyntaxException e) {
-            l.problem("url", "is not a URL: " + e.getMessage());
-            return null;
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (uri.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
-            l.problem("url", "must be an https:// URL of the LiteLLM proxy, e.g. https://llm-api.cyverse.ai, got \"" + text + "\"");
-            return null;
-        }
-        if (uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
-            l.problem("url", "must be the LiteLLM proxy's base URL, without user, query or fragment");
-            return null;
-        }
-        if (scheme.equals("http") && !loopback(uri.getHost())) {
-            l.problem("url", "must use https: the master key goes with every call (plain http is accepted only to a loopback address)");
-            return null;
-        }
-        return uri;
-    }
-
-    /** {@code localhost}, or an address literal (any spelling {@link Destination} reads) in 127/8 or ::1; never resolved. */
-    private static boolean loopback(String host) {
-        try {
-            Destination destination = Destination.parse(host, 443);
-            byte[] address = destination.addressBytes();
-            return address == null ? destination.host().equals("localhost") : InetAddress.getByAddress(address).isLoopbackAddress();
-        } catch (InvalidDestinationException | java.net.UnknownHostException e) {
-            return false;
-        }
     }
 
     private static Double budget(MapReader l) {

@@ -82,15 +82,18 @@ final class ProfileReader {
             }
         }
         List<Text> autonomy = file.strings("autonomy");
+        List<String> levels = new ArrayList<>();
         if (autonomy != null) {
             for (Text level : autonomy) {
                 if (!AUTONOMY.contains(level.value())) {
                     problems.add(level.line(), "autonomy", "unknown autonomy level \"" + level.value() + "\" (valid: " + String.join(", ", AUTONOMY) + ")");
+                } else {
+                    levels.add(level.value());
                 }
             }
         }
         failIfAny(problems);
-        return new Profile(name, title, List.copyOf(egress));
+        return new Profile(name, title, List.copyOf(egress), levels);
     }
 
     private static MapReader open(String text, Problems problems, List<String> keys) {

@@ -117,6 +117,14 @@ class BrokenConfigTest {
             limits-rate-zero.yaml | 8: credentials[0].limits.requests_per_minute: | must be between 1 and 1000000, got 0
             limits-size-bad.yaml | 8: credentials[0].limits.response_bytes_per_hour: | "10 megs" is not a size
             limits-key-unknown.yaml | 8: credentials[0].limits.requests_per_hour: | unknown key (known here: requests_per_minute
+            approvals-under-a2.yaml | 5: approvals.enabled: | approvals are for A1 profiles (P1, P2); profile P3 is policy-only
+            approvals-without-token.yaml | 4: approvals.enabled: | approvals need admin.token_file
+            approvals-hold-too-long.yaml | 6: approvals.hold: | must be at most 5m
+            approvals-webhook-plain-http.yaml | 7: approvals.webhook.url: | must use https
+            approvals-hold-not-built.yaml | 6: approvals.hold: | is not built in this version
+            approvals-webhook-not-built.yaml | 6: approvals.webhook: | is not built in this version
+            approvals-ttl-no-unit.yaml | 6: approvals.pending_ttl: | needs a unit
+            limits-size-too-large.yaml | 8: credentials[0].limits.request_bytes_per_hour: | must be at most 4 EiB
             limits-concurrent-list.yaml | 8: credentials[0].limits.concurrent: | expected a whole number
             """;
 

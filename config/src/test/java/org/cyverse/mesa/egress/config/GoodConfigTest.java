@@ -397,6 +397,34 @@ class GoodConfigTest {
     }
 
     @Test
+    void byteLimitsTakeWhatCheckPrints() throws Exception {
+        MesaConfig config = loadOk(write("sizes.yaml", "version: 1\nprofile: P2\ncredentials:\n"
+                + "  - name: a\n    hosts: [api.anthropic.com]\n    secret: \"env:A\"\n"
+                + "    limits: {request_bytes_per_hour: 1.5 GiB, response_bytes_per_hour: \"1048576\"}\n"), Overrides.NONE);
+        CredentialLimits limits = config.credentials().get(0).limits();
+        assertEquals(3L << 29, limits.requestBytesPerHour());
+        assertEquals(1 << 20, limits.responseBytesPerHour());
+        assertEquals("1.5 GiB sent/hour, 1 MiB received/hour", limits.describe(), "what check prints reads back the same");
+    }
+
+    @Test
+    void approvalsUnderAnA1ProfileAndTheirDefaults() throws Exception {
+        MesaConfig config = loadOk(write("approvals.yaml", String.join("\n", "version: 1", "profile: P2",
+                "admin: {listen: 127.0.0.1:9090, token_file: admin/token}",
+                "approvals:", "  enabled: true", "  state_file: state/approvals.json", "  max_pending: 20", "")), Overrides.NONE);
+        MesaConfig.Approvals a = config.approvals();
+        assertTrue(a.enabled());
+        assertEquals(Duration.ofMinutes(15), a.pendingTtl(), "SPEC.md's default");
+        assertEquals(Duration.ZERO, a.hold());
+        assertEquals(config.source().getParent().resolve("state/approvals.json"), a.stateFile());
+        assertEquals(20, a.maxPending());
+        assertEquals(null, a.webhook());
+        assertEquals(MesaConfig.Approvals.OFF, loadOk(write("none.yaml", "version: 1\nprofile: P2\n"), Overrides.NONE).approvals());
+        assertEquals(Duration.ZERO, loadOk(write("zero.yaml", "version: 1\nprofile: P1\nadmin: {listen: 127.0.0.1:9090, token_file: t}\n"
+                + "approvals: {enabled: true, hold: 0s}\n"), Overrides.NONE).approvals().hold(), "0s: refused at once");
+    }
+
+    @Test
     void aCredentialWithoutLimitsHasNone() throws Exception {
         MesaConfig config = loadOk(write("nolimits.yaml", "version: 1\nprofile: P2\ncredentials:\n  - name: a\n    hosts: [api.anthropic.com]\n"
                 + "    secret: \"env:A\"\n"), Overrides.NONE);

@@ -96,7 +96,7 @@ class ProfileCatalogTest {
     void aProfileFileByPath() {
         Profile site = CATALOG.profile(resource("profiles/site-gpu.yaml").toString());
 
-        assertEquals(new Profile("site-gpu", "Site GPU", List.of("N2", "N3")), site);
+        assertEquals(new Profile("site-gpu", "Site GPU", List.of("N2", "N3"), List.of("A2")), site);
     }
 
     @Test

@@ -64,6 +64,7 @@ public final class Admission {
     private final DlpCheck dlp;
     private final BooleanSupplier killed;
     private final CredentialBudgets budgets;
+    private final ApprovalStep approvals;
 
     /**
      * @param guard the address guard for IP literals
@@ -71,26 +72,20 @@ public final class Admission {
      * @param canIntercept whether the proxy has a CA to terminate TLS with
      */
     public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept) {
-        this(config, guard, steps, canIntercept, () -> false, null);
+        this(config, guard, steps, canIntercept, RunningProxy.NONE);
     }
 
-    /**
-     * @param killed whether the kill switch was pulled: then every request and CONNECT is refused
-     *     ({@code egress_killed}) once its target is read, whatever the policy says
-     * @param budgets the proxy's credential budgets ({@code limits:}), consulted last, once
-     *     everything else allowed the request; {@code null} for none (as {@code check} decides:
-     *     a dry run counts nothing)
-     */
-    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, BooleanSupplier killed,
-            CredentialBudgets budgets) {
-        this.killed = killed;
-        this.budgets = budgets;
+    /** @param live the running proxy's kill switch, budgets and approval inbox */
+    public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, RunningProxy live) {
+        this.killed = live.killed();
+        this.budgets = live.budgets();
         this.config = config;
         this.guard = guard;
         this.steps = List.copyOf(steps);
         this.canIntercept = canIntercept;
         this.redaction = new LeakRedaction(this.steps);
         this.dlp = new DlpCheck(config);
+        this.approvals = new ApprovalStep(live.approvals(), config, guard, redaction);
     }
 
     /** The config this admission decides with. */
@@ -155,7 +150,7 @@ public final class Admission {
         if (killed.getAsBoolean()) {
             return draft.refuse(Refusals.of(Reason.EGRESS_KILLED, destination.host(), profile(), null));
         }
-        Decision decision = config.policy().decide(Target.tunnel(destination));
+        Decision decision = approvals.withGrants(config.policy().decide(Target.tunnel(destination)), Target.tunnel(destination));
         draft.policy = decision;
         boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
         boolean intercept = canIntercept && config.intercepts(decision, destination);
@@ -163,7 +158,7 @@ public final class Admission {
             return draft.refuse(Refusals.needsInterception(decision, destination.host()));
         }
         if (!decision.allowed() && !needsInspection) {
-            return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
+            return draft.refuse(policyRefusal(decision, destination, draft, facts));
         }
         if (!TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
@@ -216,10 +211,11 @@ public final class Admission {
             return draft.refuse(Refusals.of(Reason.EGRESS_KILLED, destination.host(), profile(), null));
         }
         String method = facts.method();
-        Decision decision = config.policy().decide(new Target(destination, method, draft.path));
+        Target target = new Target(destination, method, draft.path);
+        Decision decision = approvals.withGrants(config.policy().decide(target), target);
         draft.policy = decision;
         if (!decision.allowed()) {
-            return draft.refuse(Refusals.policy(decision, destination.host(), destination.port(), profile()));
+            return draft.refuse(policyRefusal(decision, destination, draft, facts));
         }
         if (!tls && !TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
@@ -285,6 +281,12 @@ public final class Admission {
             draft.budget = (BudgetTicket) outcome;
         }
         return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body()));
+    }
+
+    /** The policy's refusal, or the approval inbox's when the host may be approved. */
+    private Refusal policyRefusal(Decision decision, Destination destination, VerdictDraft draft, RequestFacts facts) {
+        Refusal asked = approvals.refusal(decision, destination, draft, facts);
+        return asked != null ? asked : Refusals.policy(decision, destination.host(), destination.port(), profile());
     }
 
     private String profile() {

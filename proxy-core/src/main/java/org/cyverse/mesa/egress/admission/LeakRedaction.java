@@ -32,21 +32,10 @@ final class LeakRedaction {
      * SPEC.md's order says.
      */
     Verdict of(VerdictDraft draft, RequestFacts facts, Verdict refused) {
-        Injection leak = null;
-        if (draft.destination != null) {
-            OutgoingRequest probe = new OutgoingRequest(facts.arrival() == Arrival.INSIDE_TUNNEL, draft.destination, facts.method(),
-                    draft.pathAndQuery == null ? "/" : draft.pathAndQuery, facts.headers());
-            for (CredentialStep step : steps) {
-                Injection injection = step.apply(probe);
-                if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
-                    leak = injection;
-                    break;
-                }
-            }
-        }
+        Injection leak = leak(draft, facts);
         Refusal r = refused.refusal();
         Refusal clean = new Refusal(r.status(), r.reason(), scrub(r.error()), r.host() == null ? null : scrub(r.host()), scrub(r.hint()),
-                r.rule(), r.retryAfterSeconds());
+                r.rule(), r.retryAfterSeconds(), r.details());
         String host = draft.host == null ? null : scrub(draft.host);
         String path = draft.path == null ? null : scrub(draft.path);
         if (leak == null && clean.equals(r) && Objects.equals(host, draft.host) && Objects.equals(path, draft.path)) {
@@ -62,5 +51,25 @@ final class LeakRedaction {
             draft.injection = Injection.Outcome.SECRET_LEAK;
         }
         return draft.refuse(clean, refused.unreadable());
+    }
+
+    /** Whether the request carries a real secret anywhere step 5 looks, or in its host name. */
+    boolean carriesSecret(VerdictDraft draft, RequestFacts facts) {
+        return leak(draft, facts) != null || (draft.host != null && !scrub(draft.host).equals(draft.host));
+    }
+
+    private Injection leak(VerdictDraft draft, RequestFacts facts) {
+        if (draft.destination == null) {
+            return null;
+        }
+        OutgoingRequest probe = new OutgoingRequest(facts.arrival() == Arrival.INSIDE_TUNNEL, draft.destination, facts.method(),
+                draft.pathAndQuery == null ? "/" : draft.pathAndQuery, facts.headers());
+        for (CredentialStep step : steps) {
+            Injection injection = step.apply(probe);
+            if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
+                return injection;
+            }
+        }
+        return null;
     }
 }

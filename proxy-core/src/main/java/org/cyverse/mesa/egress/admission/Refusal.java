@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.admission;
 
+import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
@@ -13,5 +14,13 @@ import org.cyverse.mesa.egress.allowlist.Reason;
  * @param hint what a person could change
  * @param rule the rule that refused, for the audit record, or {@code null}
  * @param retryAfterSeconds the answer's {@code Retry-After}, or 0 for none
+ * @param details more fields of the answer's JSON body, in order (an approval's {@code approval_id},
+ *     {@code scope}, {@code expires}); empty for most
  */
-public record Refusal(int status, Reason reason, String error, String host, String hint, String rule, long retryAfterSeconds) {}
+public record Refusal(int status, Reason reason, String error, String host, String hint, String rule, long retryAfterSeconds,
+        Map<String, Object> details) {
+
+    public Refusal {
+        details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
+    }
+}

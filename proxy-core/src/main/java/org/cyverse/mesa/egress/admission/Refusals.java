@@ -1,7 +1,10 @@
 package org.cyverse.mesa.egress.admission;
 
+import java.util.List;
+import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
 
@@ -68,6 +71,7 @@ public final class Refusals {
             case CREDENTIAL_UNAVAILABLE, OVERLOADED -> 503;
             case UPSTREAM_TIMEOUT -> 504;
             case CREDENTIAL_BUDGET_EXCEEDED -> 429;
+            case APPROVAL_REQUIRED -> 403;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
                     CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
@@ -76,13 +80,13 @@ public final class Refusals {
 
     /** A refusal with the standard error sentence and hint for its reason. */
     public static Refusal of(Reason reason, String host, String profile, String detail) {
-        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null, 0);
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null, 0, Map.of());
     }
 
     /** A bad request of shape {@code problem}; {@code detail} says what exactly was wrong (never a secret). */
     public static Refusal badRequest(Problem problem, String detail) {
         String error = detail == null ? problem.error : problem.error + ": " + detail;
-        return new Refusal(400, Reason.BAD_REQUEST, error, null, problem.hint, null, 0);
+        return new Refusal(400, Reason.BAD_REQUEST, error, null, problem.hint, null, 0, Map.of());
     }
 
     /** A policy refusal (SPEC.md step 3), naming the rule that matched, if any. */
@@ -96,14 +100,14 @@ public final class Refusals {
         } else {
             hint = hint(reason, host, profile);
         }
-        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, hint, decision.rule(), 0);
+        return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, hint, decision.rule(), 0, Map.of());
     }
 
     /** A CONNECT whose rules restrict methods or paths while the proxy does not intercept (tls.intercept none). */
     public static Refusal needsInterception(Decision decision, String host) {
         Reason reason = decision.reason();
         return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, "the rules for " + host
-                + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule(), 0);
+                + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule(), 0, Map.of());
     }
 
     /** A refusal of SPEC.md step 5: what the credential step that refused {@code injection} found, as its reason. */
@@ -134,7 +138,7 @@ public final class Refusals {
                     + "check the proxy's log and /readyz, then retry";
             default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
         };
-        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null, 0);
+        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null, 0, Map.of());
     }
 
     /**
@@ -148,7 +152,40 @@ public final class Refusals {
         String hint = "wait " + seconds + " s (Retry-After) and retry; the proxy limits credential " + over.credential() + " to "
                 + over.describe() + " under profile " + profile + "; an operator can raise credentials[].limits." + over.kind().key();
         return new Refusal(status(Reason.CREDENTIAL_BUDGET_EXCEEDED), Reason.CREDENTIAL_BUDGET_EXCEEDED, error, host, hint,
-                LIMIT_RULE_PREFIX + over.kind().key(), seconds);
+                LIMIT_RULE_PREFIX + over.kind().key(), seconds, Map.of());
+    }
+
+    /**
+     * A host the allow-list does not name, for which an approval was asked (A1): 403
+     * {@code approval_required} with the approval's id, the scope it would grant and when the
+     * request expires, in the body too.
+     */
+    public static Refusal approvalRequired(Approval approval, String host, String profile) {
+        Map<String, Object> details = new java.util.LinkedHashMap<>();
+        details.put("approval_id", approval.id());
+        details.put("scope", Map.of("host", approval.asked().host(), "ports", List.copyOf(approval.asked().ports())));
+        details.put("expires", approval.expires().toString());
+        String error = host + " is not on this sandbox's allow-list; approval " + approval.id() + " was requested";
+        String hint = "ask the job's owner to approve " + approval.id() + " (" + approval.asked().describe() + ") in the approval inbox, then"
+                + " retry; undecided, the request expires at " + approval.expires() + " (profile " + profile + ")";
+        return new Refusal(status(Reason.APPROVAL_REQUIRED), Reason.APPROVAL_REQUIRED, error, host, hint, "approval " + approval.id(), 0,
+                details);
+    }
+
+    /** A host whose approval was denied lately: {@code host_not_allowed}, saying so. */
+    public static Refusal approvalDenied(Approval approval, String host, String profile) {
+        String hint = "approval " + approval.id() + " for " + host + " was denied at " + approval.decidedAt() + "; another request may be"
+                + " made after " + approval.expires() + " (profile " + profile + ")";
+        return new Refusal(status(Reason.HOST_NOT_ALLOWED), Reason.HOST_NOT_ALLOWED, error(Reason.HOST_NOT_ALLOWED, host, null), host, hint,
+                "approval " + approval.id() + " denied", 0, Map.of("approval_id", approval.id()));
+    }
+
+    /** A host that could be approved, with the inbox full ({@code approvals.max_pending}): {@code host_not_allowed}, saying so. */
+    public static Refusal approvalInboxFull(String host, String profile) {
+        String hint = "the approval inbox already holds approvals.max_pending undecided requests, so none was made for " + host
+                + "; ask the job's owner to decide the pending ones, then retry (profile " + profile + ")";
+        return new Refusal(status(Reason.HOST_NOT_ALLOWED), Reason.HOST_NOT_ALLOWED, error(Reason.HOST_NOT_ALLOWED, host, null), host, hint,
+                null, 0, Map.of());
     }
 
     /**
@@ -159,7 +196,7 @@ public final class Refusals {
         String target = host == null ? "the destination" : host;
         return new Refusal(status(Reason.SECRET_LEAK), Reason.SECRET_LEAK, "the request to " + target + " carried what looks like a secret"
                 + " (dlp rule " + rule + ", in the " + place + ")", host, "the agent should not send secrets it holds; if this is no"
-                + " secret, an operator can set dlp.mode: audit or leave rule " + rule + " out of dlp.patterns", "dlp:" + rule, 0);
+                + " secret, an operator can set dlp.mode: audit or leave rule " + rule + " out of dlp.patterns", "dlp:" + rule, 0, Map.of());
     }
 
     private static String ruleDetail(Decision decision) {
@@ -190,6 +227,7 @@ public final class Refusals {
             case BAD_REQUEST -> "the request is malformed or ambiguous";
             case ADMIN_UNAUTHORIZED -> "this admin call changes the proxy's state and needs the admin token";
             case CREDENTIAL_BUDGET_EXCEEDED -> "a request to " + target + " would pass a credential's limit";
+            case APPROVAL_REQUIRED -> target + " is not on this sandbox's allow-list; it may be approved";
             case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
@@ -220,6 +258,7 @@ public final class Refusals {
             case ADMIN_UNAUTHORIZED -> "send Authorization: Bearer <the token in admin.token_file>; without admin.token_file configured,"
                     + " state-changing admin calls are refused";
             case CREDENTIAL_BUDGET_EXCEEDED -> "wait for the time in Retry-After and retry; an operator can raise the credential's limits";
+            case APPROVAL_REQUIRED -> "ask the job's owner to approve the request in the approval inbox, then retry";
             case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();

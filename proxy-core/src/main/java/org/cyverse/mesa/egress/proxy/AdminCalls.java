@@ -1,7 +1,5 @@
 package org.cyverse.mesa.egress.proxy;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -19,26 +17,27 @@ import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
- * The admin port's state-changing calls (SPEC.md "Admin endpoints"): each needs
- * {@code Authorization: Bearer <admin token>}, checked before the path is even looked at; a call
- * without it answers 401 {@code admin_unauthorized}. Every call, let through or not, is one audit
+ * The admin port's state-changing calls, and the approval inbox's list (SPEC.md "Admin
+ * endpoints"): each needs {@code Authorization: Bearer <admin token>}, checked before the path is
+ * even looked at; a call without it answers 401 {@code admin_unauthorized}. Every call, let through or not, is one audit
  * record ({@code mode: admin}).
  */
 final class AdminCalls {
 
     private static final Logger LOG = Logger.getLogger(AdminCalls.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final AdminToken token;
     private final Function<String, KillSwitch.Outcome> kill;
     private final AuditLog audit;
     private final Supplier<String> profile;
+    private final ApprovalCalls approvals;
 
     /**
      * @param kill pulls the kill switch with a trigger description
      * @param profile the profile in force, for refusal bodies and audit records
      */
-    AdminCalls(AdminToken token, Function<String, KillSwitch.Outcome> kill, AuditLog audit, Supplier<String> profile) {
+    AdminCalls(AdminToken token, Function<String, KillSwitch.Outcome> kill, AuditLog audit, Supplier<String> profile, ApprovalInbox inbox) {
+        this.approvals = new ApprovalCalls(inbox);
         this.token = token;
         this.kill = kill;
         this.audit = audit;
@@ -53,14 +52,23 @@ final class AdminCalls {
             path = path.substring(0, q);
         }
         String client = client(channel);
-        AdminToken.Check check = token.check(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        String method = request.method().name();
+        AdminToken.Caller caller = token.check(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        AdminToken.Check check = caller.check();
         FullHttpResponse response;
         if (check != AdminToken.Check.OK) {
-            LOG.warning("admin POST " + abbreviate(path) + " from " + client + " refused: " + describe(check));
+            LOG.warning("admin " + method + " " + abbreviate(path) + " from " + client + " refused: " + describe(check));
             Refusal refusal = Refusals.of(Reason.ADMIN_UNAUTHORIZED, null, profile.get(), describe(check));
             response = RefusalResponses.render(refusal, profile.get(), false);
             response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"mesa-egress-admin\"");
-            record(start, client, channel, path, false, Reason.ADMIN_UNAUTHORIZED.code(), null, 401);
+            record(start, client, channel, method, path, false, Reason.ADMIN_UNAUTHORIZED.code(), null, 401);
+            return response;
+        }
+        if (ApprovalCalls.handles(path)) {
+            response = approvals.answer(request.method(), path, request, caller.label());
+            record(start, client, channel, method, path, response.status().code() < 400,
+                    (response.status().code() < 400 ? Reason.ALLOWED : Reason.BAD_REQUEST).code(),
+                    "admin:" + abbreviate(path) + " by " + caller.label(), response.status().code());
             return response;
         }
         switch (path) {
@@ -71,17 +79,20 @@ final class AdminCalls {
                 body.put("at", outcome.pulled().at().toString());
                 body.put("trigger", outcome.pulled().trigger());
                 body.put("already", !outcome.first());
-                response = json(HttpResponseStatus.OK, body);
+                response = AdminResponses.json(HttpResponseStatus.OK, body);
             }
-            default -> response = AdminResponses.text(HttpResponseStatus.NOT_FOUND, "not found; POST /kill\n");
+            default -> response = AdminResponses.text(HttpResponseStatus.NOT_FOUND, "not found; POST /kill, GET /approvals,"
+                    + " POST /approvals/{id}/approve, POST /approvals/{id}/deny\n");
         }
-        record(start, client, channel, path, true, Reason.ALLOWED.code(), "admin:" + abbreviate(path), response.status().code());
+        record(start, client, channel, method, path, true, Reason.ALLOWED.code(), "admin:" + abbreviate(path) + " by " + caller.label(),
+                response.status().code());
         return response;
     }
 
-    private void record(long start, String client, Channel channel, String path, boolean allowed, String reason, String rule, int status) {
+    private void record(long start, String client, Channel channel, String method, String path, boolean allowed, String reason, String rule,
+            int status) {
         Integer port = channel.localAddress() instanceof InetSocketAddress a ? a.getPort() : null;
-        audit.record(new AuditRecord(Instant.now().toString(), profile.get(), client, "admin", "POST", "http", null, port,
+        audit.record(new AuditRecord(Instant.now().toString(), profile.get(), client, "admin", method, "http", null, port,
                 abbreviate(path), allowed ? "allow" : "deny", reason, rule, null, null, null, status, 0, 0,
                 (System.nanoTime() - start) / 1_000_000));
     }
@@ -103,17 +114,5 @@ final class AdminCalls {
     private static String abbreviate(String path) {
         String p = path.length() <= 64 ? path : path.substring(0, 64) + "...";
         return p.replaceAll("[^\\x21-\\x7e]", "?");
-    }
-
-    static FullHttpResponse json(HttpResponseStatus status, Map<String, Object> body) {
-        try {
-            byte[] bytes = JSON.writeValueAsBytes(body);
-            byte[] line = new byte[bytes.length + 1];
-            System.arraycopy(bytes, 0, line, 0, bytes.length);
-            line[bytes.length] = '\n';
-            return AdminResponses.body(status, "application/json", line);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

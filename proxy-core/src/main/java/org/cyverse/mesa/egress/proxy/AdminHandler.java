@@ -44,7 +44,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        FullHttpResponse response = HttpMethod.POST.equals(request.method()) ? calls.answer(ctx.channel(), request) : answer(request);
+        String path = request.uri();
+        int q = path.indexOf('?');
+        boolean authenticated = HttpMethod.POST.equals(request.method()) || ApprovalCalls.handles(q < 0 ? path : path.substring(0, q));
+        FullHttpResponse response = authenticated ? calls.answer(ctx.channel(), request) : answer(request);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());

@@ -13,6 +13,10 @@ import java.util.logging.Logger;
  * pod's network and reaches the admin port: only the token tells the operator apart. The file is
  * read for every call, so a rotated Kubernetes Secret is honoured at once, and compared in
  * constant time (as digests, so neither content nor length leaks through timing).
+ *
+ * <p>The file holds one token (its caller is recorded as {@code admin}), or, one per line,
+ * {@code LABEL TOKEN} pairs, so that each operator or inbox has a token of its own and the audit
+ * records say who decided (an extension; {@code #} starts a comment line).
  */
 public final class AdminToken {
 
@@ -22,6 +26,13 @@ public final class AdminToken {
 
     /** Why a call was let through or not. */
     enum Check { OK, NOT_CONFIGURED, MISSING, WRONG, UNREADABLE }
+
+    /** A checked call: {@code label} names whose token it was (when {@code OK}). */
+    record Caller(Check check, String label) {}
+
+    /** The label of a file holding a single token. */
+    static final String DEFAULT_LABEL = "admin";
+    private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[A-Za-z0-9._@-]{1,64}");
 
     private final Path file;
 
@@ -49,36 +60,62 @@ public final class AdminToken {
     }
 
     /** Checks an {@code Authorization} header value ({@code Bearer <token>}), or {@code null}. */
-    Check check(String authorization) {
+    Caller check(String authorization) {
         if (file == null) {
-            return Check.NOT_CONFIGURED;
+            return new Caller(Check.NOT_CONFIGURED, null);
         }
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return Check.MISSING;
+            return new Caller(Check.MISSING, null);
         }
-        byte[] expected;
+        java.util.Map<String, String> tokens;
         try {
-            expected = digest(read(file));
+            tokens = read(file);
         } catch (IOException e) {
             LOG.warning("admin.token_file cannot be read now (" + e.getMessage() + "); state-changing admin calls are refused");
-            return Check.UNREADABLE;
+            return new Caller(Check.UNREADABLE, null);
         }
         byte[] given = digest(authorization.substring(7).strip());
-        return MessageDigest.isEqual(expected, given) ? Check.OK : Check.WRONG;
+        String label = null;
+        for (var entry : tokens.entrySet()) {
+            // Every token is compared, so the time does not tell which line matched.
+            if (MessageDigest.isEqual(digest(entry.getValue()), given) && label == null) {
+                label = entry.getKey();
+            }
+        }
+        return label != null ? new Caller(Check.OK, label) : new Caller(Check.WRONG, null);
     }
 
-    private static String read(Path file) throws IOException {
-        String token;
+    /** Label to token, in the file's order. */
+    private static java.util.Map<String, String> read(Path file) throws IOException {
+        String text;
         try {
-            token = Files.readString(file, StandardCharsets.UTF_8).strip();
+            text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IOException("admin.token_file " + file + " cannot be read: " + e.getClass().getSimpleName(), e);
         }
-        if (token.length() < MIN_LENGTH || token.chars().anyMatch(c -> c <= 0x20 || c == 0x7f)) {
-            throw new IOException("admin.token_file " + file + " must hold one token of at least " + MIN_LENGTH
-                    + " characters without spaces (e.g. openssl rand -hex 32)");
+        java.util.Map<String, String> tokens = new java.util.LinkedHashMap<>();
+        java.util.List<String> lines = text.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        if (lines.size() == 1 && lines.get(0).split("\\s+").length == 1) {
+            tokens.put(DEFAULT_LABEL, lines.get(0));
+        } else {
+            for (String line : lines) {
+                String[] parts = line.split("\\s+");
+                if (parts.length != 2 || !LABEL.matcher(parts[0]).matches() || tokens.putIfAbsent(parts[0], parts[1]) != null) {
+                    throw new IOException("admin.token_file " + file + " must hold one token, or one LABEL TOKEN pair per line with distinct"
+                            + " labels of A-Z, a-z, 0-9, '.', '_', '@', '-'");
+                }
+            }
         }
-        return token;
+        if (tokens.isEmpty()) {
+            throw new IOException("admin.token_file " + file + " holds no token (write one, e.g. openssl rand -hex 32)");
+        }
+        for (String token : tokens.values()) {
+            if (token.length() < MIN_LENGTH || token.chars().anyMatch(c -> c <= 0x20 || c == 0x7f)) {
+                throw new IOException("admin.token_file " + file + " must hold tokens of at least " + MIN_LENGTH
+                        + " characters without spaces (e.g. openssl rand -hex 32)");
+            }
+        }
+        return tokens;
     }
 
     private static byte[] digest(String text) {

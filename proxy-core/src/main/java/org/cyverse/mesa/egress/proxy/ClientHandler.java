@@ -195,7 +195,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
                     .start(verdict, snapshot);
             return;
         }
-        onRequest(request, exchange, snapshot);
+        exchange.releasingOnFailure(() -> onRequest(request, exchange, snapshot));
     }
 
     private void onRequest(HttpRequest request, Exchange exchange, ProxyState snapshot) {

@@ -74,6 +74,38 @@ final class Exchange {
         metrics.dlpFinding(rule, "body", "audit");
     }
 
+    /** Body bytes sent upstream: counted for the audit record and, as they flow, in the credentials' byte limits. */
+    void up(long n) {
+        bytesUp += n;
+        if (verdict != null) {
+            verdict.budget().moved(n, 0);
+        }
+    }
+
+    /** Body bytes relayed to the client, counted as {@link #up} counts. */
+    void down(long n) {
+        bytesDown += n;
+        if (verdict != null) {
+            verdict.budget().moved(0, n);
+        }
+    }
+
+    /**
+     * Runs the step that turns an admitted request into an exchange under way; if it throws, the
+     * place the request holds in its credentials' budgets is freed (the connection then closes),
+     * so that no failure can hold a {@code concurrent} place until a restart.
+     */
+    void releasingOnFailure(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            if (verdict != null) {
+                verdict.budget().release();
+            }
+            throw e;
+        }
+    }
+
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
     void finishAllowed(ProxyContext proxy, int status) {
         Verdict v = verdict;
@@ -98,7 +130,7 @@ final class Exchange {
         }
         finished = true;
         if (verdict != null) {
-            verdict.budget().release(bytesUp, bytesDown);
+            verdict.budget().release();
         }
         long nanos = System.nanoTime() - startNanos;
         boolean allowed = reason == Reason.ALLOWED;

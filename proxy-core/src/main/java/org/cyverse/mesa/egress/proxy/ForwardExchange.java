@@ -112,7 +112,7 @@ final class ForwardExchange implements UpstreamListener {
     }
 
     void body(HttpContent content) {
-        exchange.bytesUp += content.content().readableBytes();
+        exchange.up(content.content().readableBytes());
         upload.body(content);
     }
 
@@ -179,7 +179,7 @@ final class ForwardExchange implements UpstreamListener {
                     return;
                 }
             }
-            exchange.bytesDown += ((HttpContent) msg).content().readableBytes();
+            exchange.down(((HttpContent) msg).content().readableBytes());
             ResponseScrubbing.scrubTrailers(msg, state.injector());
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;

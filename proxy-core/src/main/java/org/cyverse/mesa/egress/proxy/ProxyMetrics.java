@@ -80,6 +80,15 @@ public final class ProxyMetrics {
             .help("Requests refused 429 credential_budget_exceeded, by credential and the limit they would have passed")
             .labelNames("credential", "limit")
             .register(registry);
+    private final Counter approvals = Counter.builder()
+            .name("mesa_egress_approvals_total")
+            .help("Approval inbox events by outcome: requested, approved, denied, expired (undecided), grant_expired")
+            .labelNames("outcome")
+            .register(registry);
+    private final Gauge approvalsPending = Gauge.builder()
+            .name("mesa_egress_approvals_pending")
+            .help("Approval requests waiting for a decision")
+            .register(registry);
     private final Gauge killSwitch = Gauge.builder()
             .name("mesa_egress_kill_switch")
             .help("1 once the kill switch was pulled (nothing leaves until a restart), else 0")
@@ -140,8 +149,8 @@ public final class ProxyMetrics {
             budgetRefusals.labelValues(verdict.credential(), verdict.rule().substring(Refusals.LIMIT_RULE_PREFIX.length())).inc();
         }
         Injection.Outcome outcome = verdict.injection();
-        if (outcome == null) {
-            return;
+        if (outcome == null || verdict.reason() == Reason.CREDENTIAL_BUDGET_EXCEEDED) {
+            return; // a request over a budget was never sent: nothing was injected
         }
         injection(verdict.credential() == null ? "" : verdict.credential(), outcome.label());
         if (verdict.place() != null && (outcome == Injection.Outcome.SECRET_LEAK || outcome == Injection.Outcome.MISMATCH)) {
@@ -191,6 +200,12 @@ public final class ProxyMetrics {
      */
     static boolean isUpstreamRefusal(int status) {
         return status == 400 || status == 401 || status == 402 || status == 403 || status == 429;
+    }
+
+    /** Counts an approval event and sets the pending gauge. */
+    public void approval(String outcome, int pending) {
+        approvals.labelValues(outcome).inc();
+        approvalsPending.set(pending);
     }
 
     public void killSwitchPulled() {

@@ -20,23 +20,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.admission.Admission;
-import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
-import org.cyverse.mesa.egress.injector.CredentialSpec;
-import org.cyverse.mesa.egress.injector.CredentialStore;
-import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
-import org.cyverse.mesa.egress.injector.mint.Minter;
-import org.cyverse.mesa.egress.injector.mint.Minters;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 import org.cyverse.mesa.egress.tls.TlsProvider;
-import org.cyverse.mesa.egress.tls.UpstreamTls;
 
 /**
  * The running proxy: the proxy listener, the admin listener, and the config snapshot they decide
@@ -69,6 +61,8 @@ public final class ProxyServer implements AutoCloseable {
     private volatile boolean listening;
     private final KillSwitch kill = new KillSwitch(); // pulled once, for the life of the process: a reload keeps it
     private final CredentialBudgets budgets = new CredentialBudgets(); // limits: a reload keeps what was counted
+    private final ApprovalInbox inbox; // the approval inbox: a reload keeps it
+    private final ProxyStates states;
     private final OperatorControls controls;
 
     /**
@@ -92,10 +86,12 @@ public final class ProxyServer implements AutoCloseable {
                 System.getenv());
         this.dnsExecutor = Executors.newFixedThreadPool(4, HostFacts.daemon("mesa-egress-dns"));
         this.backgroundExecutor = Executors.newScheduledThreadPool(2, HostFacts.daemon("mesa-egress-background"));
+        this.inbox = new ApprovalInbox(java.time.Clock.systemUTC(), audit, metrics, backgroundExecutor);
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
                     : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
-            this.state = new AtomicReference<>(stateFor(config, null));
+            this.states = new ProxyStates(secretSources, backgroundExecutor, metrics, ownAddresses, kill, budgets, inbox, ca != null);
+            this.state = new AtomicReference<>(states.create(config, null));
         } catch (IOException | RuntimeException e) {
             dnsExecutor.shutdownNow();
             backgroundExecutor.shutdownNow();
@@ -107,27 +103,6 @@ public final class ProxyServer implements AutoCloseable {
         this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves);
         this.controls = new OperatorControls(kill, context, backgroundExecutor, secretSources);
         secretSources.onBrokerTokenRevoked(reason -> kill("OpenBao revoked the proxy's token"));
-    }
-
-    /** A snapshot for {@code config}, keeping the credential store when the credentials did not change. */
-    private ProxyState stateFor(MesaConfig config, ProxyState previous) throws IOException {
-        UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
-        CredentialStore store;
-        if (previous != null && (kill.pulled() || previous.sameValuesAs(config))) {
-            store = previous.credentials(); // after a kill: the dead store, so that nothing is fetched or minted again
-        } else {
-            Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
-                    ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()))
-                    : Map.of();
-            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, backgroundExecutor,
-                    metrics.credentialListener());
-            store.start();
-        }
-        AddressGuard guard = config.addressGuard(ownAddresses);
-        Injector injector = new Injector(config.credentials(), store);
-        Admission admission = new Admission(config, guard, List.of(injector), ca != null, kill::pulled, budgets);
-        budgets.configure(config.credentials());
-        return new ProxyState(config, guard, store, injector, upstreamTls, admission);
     }
 
     /** Binds both listeners. */
@@ -143,7 +118,7 @@ public final class ProxyServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(Pipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
         AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem(),
-                new AdminCalls(token, this::kill, audit, () -> state.get().profile()));
+                new AdminCalls(token, this::kill, audit, () -> state.get().profile(), inbox));
         adminChannel = bind(new ServerBootstrap()
                 .group(workerGroup)
                 .channel(transport.serverChannel())
@@ -231,7 +206,7 @@ public final class ProxyServer implements AutoCloseable {
         if (next.tls().intercept() != InterceptMode.NONE && ca == null) {
             LOG.warning("tls.intercept changed from none: interception starts only after a restart");
         }
-        ProxyState fresh = stateFor(next, current);
+        ProxyState fresh = states.create(next, current);
         if (fresh.credentials() != current.credentials()) {
             fresh.credentials().awaitResolved(RELOAD_CREDENTIAL_WAIT);
         }
@@ -287,6 +262,7 @@ public final class ProxyServer implements AutoCloseable {
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         dnsExecutor.shutdownNow();
         controls.close();
+        inbox.close();
         backgroundExecutor.shutdownNow();
         state.get().credentials().close();
         secretSources.close(); // revokes the OpenBao leases it holds, within its own time budget

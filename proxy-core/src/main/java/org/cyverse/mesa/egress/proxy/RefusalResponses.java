@@ -41,6 +41,7 @@ final class RefusalResponses {
         body.put("host", refusal.host());
         body.put("profile", profile);
         body.put("hint", refusal.hint());
+        body.putAll(refusal.details());
         byte[] bytes;
         try {
             bytes = JSON.writeValueAsBytes(body);

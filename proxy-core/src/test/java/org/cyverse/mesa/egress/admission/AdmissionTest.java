@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -109,6 +110,8 @@ class AdmissionTest {
     static Admission killed;
     /** Credential git's one concurrent request is taken (a request in flight). */
     static Admission spent;
+    /** With the approval inbox on; granted.test is approved. */
+    static Admission approving;
 
     @BeforeAll
     static void load(@TempDir Path dir) throws IOException {
@@ -122,11 +125,19 @@ class AdmissionTest {
         unavailable = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
                 fixed(Map.of()))), true);
         killed = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
-                fixed(values))), true, () -> true, null);
+                fixed(values))), true, new RunningProxy(() -> true, null, null));
         CredentialBudgets budgets = new CredentialBudgets();
         budgets.configure(config.credentials());
         spent = new Admission(config, config.addressGuard(List.of()), List.of(new Injector(config.credentials(),
-                fixed(values))), true, () -> false, budgets);
+                fixed(values))), true, new RunningProxy(() -> false, budgets, null));
+        MesaConfig withInbox = load(dir, CONFIG + "admin: {listen: 127.0.0.1:0, token_file: /run/mesa-egress-admin/token}\n"
+                + "approvals: {enabled: true}\n");
+        ApprovalBook book = new ApprovalBook(java.time.Clock.systemUTC(), (outcome, a) -> { });
+        book.configure("P2", java.time.Duration.ofMinutes(15), 100);
+        approving = new Admission(withInbox, withInbox.addressGuard(List.of()), List.of(new Injector(withInbox.credentials(),
+                fixed(values))), true, new RunningProxy(() -> false, null, book));
+        String granted = book.ask("granted.test", 80).approval().id();
+        assertEquals(200, book.approve(granted, null, java.time.Duration.ofHours(1), "alice").status());
         Verdict inFlight = spent.decide(inside("git.test", "GET", "/o/r.git/info/refs", "Authorization", basic("x-access-token", "proxy-injected")));
         assertTrue(inFlight.allowed() && inFlight.budget().holdsAny(), () -> "the first git request takes the budget: " + inFlight);
     }
@@ -232,6 +243,24 @@ class AdmissionTest {
                         inside("api.test", "POST", "/v1/messages", "x-api-key", "sk-api-sentinel"), Reason.ALLOWED, Mode.INTERCEPT, "api", null),
                 new Row("over a credential's limit: a request to its host without its sentinel is not limited", spent,
                         inside("git.test", "GET", "/"), Reason.ALLOWED, Mode.INTERCEPT, null, "allow[5]: git.test"),
+                new Row("approvals: a host no rule names asks for approval", approving, get("http://new.test/x"), Reason.APPROVAL_REQUIRED,
+                        Mode.FORWARD, null, null),
+                new Row("approvals: a CONNECT to a host no rule names asks too", approving, RequestFacts.connect("new.test:443"),
+                        Reason.APPROVAL_REQUIRED, Mode.TUNNEL, null, null),
+                new Row("approvals: an approved host is allowed", approving, get("http://granted.test/x"), Reason.ALLOWED, Mode.FORWARD,
+                        null, null),
+                new Row("approvals: the approval's port only", approving, get("http://granted.test:8080/x"), Reason.APPROVAL_REQUIRED,
+                        Mode.FORWARD, null, null),
+                new Row("approvals: the deny list is never approvable", approving, get("http://blocked.open.test/"),
+                        Reason.HOST_NOT_ALLOWED, Mode.FORWARD, null, "deny[0]: blocked.open.test"),
+                new Row("approvals: a port the allow-list does not give is not approvable", approving, get("http://open.test:8080/"),
+                        Reason.PORT_NOT_ALLOWED, Mode.FORWARD, null, null),
+                new Row("approvals: a metadata address is never approvable", approving, get("http://169.254.169.254/latest"),
+                        Reason.HOST_NOT_ALLOWED, Mode.FORWARD, null, null),
+                new Row("approvals: a host carrying a real secret never reaches the inbox", approving,
+                        get("http://" + API_SECRET.toLowerCase() + ".evil.test/"), Reason.HOST_NOT_ALLOWED, Mode.FORWARD, "api", null),
+                new Row("without approvals a host no rule names is refused", admission, get("http://new.test/x"), Reason.HOST_NOT_ALLOWED,
+                        Mode.FORWARD, null, null),
                 new Row("CONNECT of no rule", admission, RequestFacts.connect("nowhere.test:443"), Reason.HOST_NOT_ALLOWED, Mode.TUNNEL, null, null),
                 new Row("CONNECT to a rule with paths: intercepted", admission, RequestFacts.connect("ro.test:443"), Reason.ALLOWED,
                         Mode.INTERCEPT, null, "allow[2]: ro.test"),

@@ -116,6 +116,8 @@ class CredentialBudgetTest {
                     metrics);
             assertTrue(metrics.contains("mesa_egress_requests_total{decision=\"deny\",mode=\"intercept\",reason=\"credential_budget_exceeded\"} 2.0"),
                     metrics);
+            assertTrue(metrics.contains("mesa_egress_injections_total{credential=\"anthropic\",outcome=\"injected\"} 2.0"),
+                    "the refused requests were not injected: " + metrics);
             assertFalse(proxy.auditText().contains(SECRET));
         }
     }

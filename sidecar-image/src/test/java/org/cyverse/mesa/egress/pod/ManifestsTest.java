@@ -158,7 +158,7 @@ class ManifestsTest {
         Path killFile = config.control().killFile();
         assertNotNull(killFile, "the kill switch can be pulled with a file");
         assertEquals(killFile.getParent().toString(), mount(proxy, "mesa-egress-kill").getMountPath());
-        assertEquals(Boolean.TRUE, volume(pod, "mesa-egress-kill").getConfigMap().getOptional(), "absent until an operator creates it");
+        assertKillFileIsFalse(objects, volume(pod, "mesa-egress-kill").getConfigMap().getName());
         for (Container c : allContainers(pod)) {
             if (c != proxy) {
                 assertNull(mountOrNull(c, "mesa-egress-admin"), c.getName() + " can read the admin token");
@@ -253,7 +253,7 @@ class ManifestsTest {
         assertEquals(config.control().tokenFile().getParent().toString(), mount(proxy, "admin-token").getMountPath());
         assertEquals("mesa-egress-admin", volume(proxyPod, "admin-token").getSecret().getSecretName());
         assertEquals(config.control().killFile().getParent().toString(), mount(proxy, "kill").getMountPath());
-        assertEquals(Boolean.TRUE, volume(proxyPod, "kill").getConfigMap().getOptional());
+        assertKillFileIsFalse(objects, volume(proxyPod, "kill").getConfigMap().getName());
         for (Container c : allContainers(agentPod)) {
             assertTrue(c.getVolumeMounts() == null || c.getVolumeMounts().stream().noneMatch(m -> m.getMountPath().startsWith("/run/mesa-egress-admin")),
                     c.getName());
@@ -266,12 +266,7 @@ class ManifestsTest {
      */
     @Test
     void theRenderedFilesAreCurrent() throws Exception {
-        List<String> renderer = null;
-        if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kustomize").ok()) {
-            renderer = List.of("kustomize", "build");
-        } else if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kubectl").ok()) {
-            renderer = List.of("kubectl", "kustomize");
-        }
+        List<String> renderer = renderer();
         if (renderer == null) {
             System.err.println("ManifestsTest: NO kustomize OR kubectl ON THIS MACHINE: cannot check k8s/rendered/ against the sources");
         }
@@ -327,19 +322,77 @@ class ManifestsTest {
         assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
     }
 
+    /** The kill file's ConfigMap is rendered with the pod, says false, and has a name without a hash (the one an operator patches). */
+    private static void assertKillFileIsFalse(List<HasMetadata> objects, String name) {
+        ConfigMap kill = only(objects, ConfigMap.class, name);
+        assertEquals(Map.of("kill", "false"), kill.getData(), "not killed until an operator flips it");
+        assertTrue(name.equals("mesa-egress-kill") || name.startsWith("mesa-egress-kill-"), name);
+    }
+
+    /**
+     * A per-analysis overlay as the README gives it: nameSuffix and a Secret generated from the
+     * launcher's token file make the token and the kill file the job's own, referenced by its pod.
+     */
+    @Test
+    void aPerAnalysisOverlayGivesTheJobItsOwnTokenAndKillFile() throws Exception {
+        List<String> renderer = renderer();
+        Assumptions.assumeTrue(renderer != null, "needs kustomize or kubectl to render an overlay");
+        Path tree = dir.resolve("k8s");
+        try (var files = Files.walk(K8S)) {
+            for (Path source : files.toList()) {
+                Path target = tree.resolve(K8S.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target);
+                }
+            }
+        }
+        Path overlay = Files.createDirectories(tree.resolve("overlays/analysis-a42"));
+        Files.writeString(overlay.resolve("kustomization.yaml"), String.join("\n",
+                "apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization", "resources:", "  - ../../base",
+                "nameSuffix: -a42", "secretGenerator:", "  - name: mesa-egress-admin", "    files:", "      - token", ""));
+        Files.writeString(overlay.resolve("token"), "3f9d1c0b7a6e5d4c3b2a19080706050403020100\n");
+        Command.Result rendered = Command.run(Duration.ofSeconds(60), Map.of(), Command.concat(renderer, overlay.toString()));
+        assertTrue(rendered.ok(), rendered.describe());
+        List<HasMetadata> objects = parse(new java.io.ByteArrayInputStream(rendered.stdout().getBytes(StandardCharsets.UTF_8)));
+        PodSpec pod = podSpec(objects);
+        String secretName = volume(pod, "mesa-egress-admin").getSecret().getSecretName();
+        assertTrue(secretName.startsWith("mesa-egress-admin-a42-"), secretName);
+        assertEquals(1, objects.stream().filter(o -> o instanceof io.fabric8.kubernetes.api.model.Secret
+                && o.getMetadata().getName().equals(secretName)).count(), "the job's own Secret, rendered with it");
+        String killName = volume(pod, "mesa-egress-kill").getConfigMap().getName();
+        assertEquals("mesa-egress-kill-a42", killName, "the name an operator patches for this job");
+        assertKillFileIsFalse(objects, killName);
+    }
+
+    private static List<String> renderer() {
+        if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kustomize").ok()) {
+            return List.of("kustomize", "build");
+        }
+        if (Command.run(Duration.ofSeconds(10), "sh", "-c", "command -v kubectl").ok()) {
+            return List.of("kubectl", "kustomize");
+        }
+        return null;
+    }
+
     // ---- reading ----
 
     private static List<HasMetadata> load(String name) throws IOException {
         try (InputStream in = Files.newInputStream(K8S.resolve("rendered/" + name + ".yaml"))) {
-            Object parsed = new KubernetesSerialization().unmarshal(in);
-            List<HasMetadata> objects = new ArrayList<>();
-            if (parsed instanceof List<?> list) {
-                list.forEach(o -> objects.add((HasMetadata) o));
-            } else {
-                objects.add((HasMetadata) parsed);
-            }
-            return objects;
+            return parse(in);
         }
+    }
+
+    private static List<HasMetadata> parse(InputStream in) {
+        Object parsed = new KubernetesSerialization().unmarshal(in);
+        List<HasMetadata> objects = new ArrayList<>();
+        if (parsed instanceof List<?> list) {
+            list.forEach(o -> objects.add((HasMetadata) o));
+        } else {
+            objects.add((HasMetadata) parsed);
+        }
+        return objects;
     }
 
     private MesaConfig loadConfig(ConfigMap configMap) throws IOException {

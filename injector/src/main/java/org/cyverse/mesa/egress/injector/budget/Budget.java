@@ -85,10 +85,14 @@ final class Budget {
         inFlight++;
     }
 
-    void release(long bytesUp, long bytesDown, long now) {
-        inFlight = Math.max(0, inFlight - 1);
+    void moved(long bytesUp, long bytesDown, long now) {
         sent.add(bytesUp, now);
         received.add(bytesDown, now);
+    }
+
+    void release(long bytesUp, long bytesDown, long now) {
+        inFlight = Math.max(0, inFlight - 1);
+        moved(bytesUp, bytesDown, now);
     }
 
     int inFlight() {

@@ -13,7 +13,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
  * would carry a credential past one of its limits is not sent, with or without the credential;
  * it is answered 429 {@code credential_budget_exceeded}. One instance per proxy: what was
  * counted survives a config reload, under the reloaded limits. Thread-safe; each call is a few
- * array operations under one lock.
+ * array operations under one lock. A credential that never had limits costs nothing.
  */
 public final class CredentialBudgets {
 
@@ -30,26 +30,23 @@ public final class CredentialBudgets {
     }
 
     /**
-     * Takes the limits of {@code credentials}: a credential that keeps its name keeps what was
-     * counted for it; one without limits, or gone from the config, is no longer limited (requests
-     * in flight release into a budget no longer consulted).
+     * Takes the limits of {@code credentials}. A credential keeps what was counted for it under
+     * its name, even through a config without its limits (or without it): it is then not limited,
+     * but still counted, so limits put back later see the requests in flight.
      */
     public synchronized void configure(Collection<CredentialSpec> credentials) {
-        Map<String, Budget> kept = new HashMap<>();
+        Map<String, CredentialLimits> limits = new HashMap<>();
         for (CredentialSpec spec : credentials) {
-            if (!spec.limits().any()) {
-                continue;
-            }
-            Budget budget = budgets.get(spec.name());
-            if (budget == null) {
-                budget = new Budget(spec.name(), spec.limits());
-            } else {
-                budget.reconfigure(spec.limits());
-            }
-            kept.put(spec.name(), budget);
+            limits.put(spec.name(), spec.limits());
         }
-        budgets.clear();
-        budgets.putAll(kept);
+        for (Budget budget : budgets.values()) {
+            budget.reconfigure(limits.getOrDefault(budget.credential, CredentialLimits.NONE));
+        }
+        limits.forEach((name, l) -> {
+            if (l.any() && !budgets.containsKey(name)) {
+                budgets.put(name, new Budget(name, l));
+            }
+        });
     }
 
     /**
@@ -80,6 +77,13 @@ public final class CredentialBudgets {
             budget.take(now);
         }
         return new BudgetTicket(this, List.copyOf(taken));
+    }
+
+    synchronized void moved(List<Budget> held, long bytesUp, long bytesDown) {
+        long now = nanoClock.getAsLong();
+        for (Budget budget : held) {
+            budget.moved(bytesUp, bytesDown, now);
+        }
     }
 
     synchronized void release(List<Budget> held, long bytesUp, long bytesDown) {

@@ -35,6 +35,11 @@ class CredentialBudgetsTest {
         return assertInstanceOf(BudgetTicket.class, budgets.admit(List.of(credentials)));
     }
 
+    private static void end(BudgetTicket ticket, long up, long down) {
+        ticket.moved(up, down);
+        ticket.release();
+    }
+
     private BudgetRefusal refused(String... credentials) {
         return assertInstanceOf(BudgetRefusal.class, budgets.admit(List.of(credentials)));
     }
@@ -42,10 +47,10 @@ class CredentialBudgetsTest {
     @Test
     void requestsPerMinuteAllowsExactlyThatManyInAnySixtySeconds() {
         budgets.configure(List.of(spec("llm", new CredentialLimits(3, 0, 0, 0))));
-        admitted("llm").release(0, 0);
+        admitted("llm").release();
         advance(Duration.ofSeconds(10));
-        admitted("llm").release(0, 0);
-        admitted("llm").release(0, 0);
+        admitted("llm").release();
+        admitted("llm").release();
         BudgetRefusal over = refused("llm");
         assertEquals(Kind.REQUESTS_PER_MINUTE, over.kind());
         assertEquals(3, over.limit());
@@ -53,7 +58,7 @@ class CredentialBudgetsTest {
         advance(Duration.ofSeconds(49));
         refused("llm");
         advance(Duration.ofSeconds(1));
-        admitted("llm").release(0, 0); // the first one is a minute old
+        admitted("llm").release(); // the first one is a minute old
         assertEquals(Duration.ofSeconds(10), refused("llm").retryAfter(), "the next to leave is the one of second 10");
     }
 
@@ -78,12 +83,12 @@ class CredentialBudgetsTest {
         assertEquals(Kind.CONCURRENT, over.kind());
         assertEquals(Duration.ofSeconds(1), over.retryAfter());
         assertEquals(2, budgets.inFlight("llm"));
-        first.release(0, 0);
-        first.release(0, 0); // twice: still one place freed
+        first.release();
+        first.release(); // twice: still one place freed
         assertEquals(1, budgets.inFlight("llm"));
         admitted("llm");
         refused("llm");
-        second.release(0, 0);
+        second.release();
         assertEquals(1, budgets.inFlight("llm"));
     }
 
@@ -91,9 +96,9 @@ class CredentialBudgetsTest {
     void bytesPerHourSlideMinuteByMinute() {
         budgets.configure(List.of(spec("s3", new CredentialLimits(0, 0, 1000, 5000))));
         advance(Duration.ofSeconds(30)); // mid-minute
-        admitted("s3").release(600, 100);
+        end(admitted("s3"), 600, 100);
         advance(Duration.ofMinutes(20));
-        admitted("s3").release(400, 100); // 1000 sent in the hour: the limit is reached
+        end(admitted("s3"), 400, 100); // 1000 sent in the hour: the limit is reached
         BudgetRefusal over = refused("s3");
         assertEquals(Kind.REQUEST_BYTES_PER_HOUR, over.kind());
         assertEquals("request_bytes_per_hour: 1000 B", over.describe());
@@ -102,7 +107,7 @@ class CredentialBudgetsTest {
         advance(over.retryAfter().minusSeconds(1));
         refused("s3");
         advance(Duration.ofSeconds(1));
-        admitted("s3").release(0, 4900); // 400 sent, 5000 received in the hour
+        end(admitted("s3"), 0, 4900); // 400 sent, 5000 received in the hour
         assertEquals(Kind.RESPONSE_BYTES_PER_HOUR, refused("s3").kind());
     }
 
@@ -113,7 +118,7 @@ class CredentialBudgetsTest {
         admitted("a");
         assertEquals("a", refused("b", "a").credential());
         assertEquals(1, budgets.inFlight("b"), "b counted no place for the refused request");
-        onlyB.release(0, 0);
+        onlyB.release();
         assertEquals(0, budgets.inFlight("b"));
     }
 
@@ -140,7 +145,7 @@ class CredentialBudgetsTest {
         assertEquals(Duration.ofSeconds(58), over.retryAfter(), "the newest two starts were kept: the older of them is 2 s old");
         advance(Duration.ofMinutes(1));
         assertEquals(Kind.CONCURRENT, refused("llm").kind());
-        running.forEach(t -> t.release(0, 0));
+        running.forEach(t -> t.release());
         admitted("llm");
         // Raised again: nothing is lost and the new room is there at once.
         budgets.configure(List.of(spec("llm", new CredentialLimits(10, 10, 0, 0))));
@@ -148,10 +153,43 @@ class CredentialBudgetsTest {
             admitted("llm");
         }
         assertEquals(Kind.REQUESTS_PER_MINUTE, refused("llm").kind());
-        // Limits removed: no longer counted; a running request's release is harmless.
+        // Limits removed: no longer limited; a running request's release is harmless.
         budgets.configure(List.of(spec("llm", CredentialLimits.NONE)));
-        running.get(0).release(10, 10);
-        assertSame(BudgetTicket.NONE, budgets.admit(List.of("llm")));
+        end(running.get(0), 10, 10);
+        for (int i = 0; i < 100; i++) {
+            admitted("llm");
+        }
+    }
+
+    @Test
+    void limitsTakenAwayAndPutBackStillSeeTheRequestsInFlight() {
+        budgets.configure(List.of(spec("llm", new CredentialLimits(0, 1, 0, 0))));
+        BudgetTicket running = admitted("llm");
+        budgets.configure(List.of(spec("llm", CredentialLimits.NONE)));
+        budgets.configure(List.of());
+        budgets.configure(List.of(spec("llm", new CredentialLimits(0, 1, 0, 0))));
+        assertEquals(Kind.CONCURRENT, refused("llm").kind(), "the request still running holds the one place");
+        running.release();
+        admitted("llm");
+    }
+
+    @Test
+    void bytesOfRequestsInFlightCountAgainstTheNextAdmission() {
+        budgets.configure(List.of(spec("s3", new CredentialLimits(0, 0, 0, 100 * 1024))));
+        BudgetTicket first = admitted("s3");
+        BudgetTicket second = admitted("s3");
+        for (int i = 0; i < 4; i++) {
+            first.moved(0, 8 * 1024);
+            second.moved(0, 8 * 1024);
+        }
+        admitted("s3").release(); // 64 KiB reported so far: still below 100 KiB
+        for (int i = 0; i < 4; i++) {
+            first.moved(0, 8 * 1024);
+            second.moved(0, 8 * 1024);
+        }
+        assertEquals(Kind.RESPONSE_BYTES_PER_HOUR, refused("s3").kind(), "128 KiB relayed by two downloads still running");
+        first.release();
+        second.release();
     }
 
     @Test

@@ -1,0 +1,317 @@
+package org.cyverse.mesa.egress.approval;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.cyverse.mesa.egress.allowlist.Decision;
+import org.cyverse.mesa.egress.allowlist.Policy;
+import org.cyverse.mesa.egress.allowlist.Rule;
+import org.cyverse.mesa.egress.allowlist.Target;
+import org.cyverse.mesa.egress.approval.Approval.State;
+
+/**
+ * The approval inbox's state (A1): requests asked for, decided, and the grants in force. One per
+ * proxy: a reload keeps it; {@link ApprovalStateFile} keeps it across a restart. Thread-safe.
+ *
+ * <p>Expiry is exact: every call first ends what has run out (a pending request at
+ * {@code first_seen + pending_ttl}, a grant at its TTL), so a grant never lets a request through
+ * after its time even if no timer ran; {@link #sweep} does the same when there is no traffic, so
+ * that the audit log hears of an expiry when it happens.
+ */
+public final class ApprovalBook {
+
+    /** Told of every change, outside the book's lock. */
+    public interface Listener {
+        /**
+         * @param outcome {@code requested}, {@code approved}, {@code denied}, {@code expired} (a
+         *     pending request no one decided) or {@code grant_expired}
+         */
+        void changed(String outcome, Approval approval);
+    }
+
+    /** What {@link #ask} made of a refused request. */
+    public record Ask(Approval approval, boolean full) {
+        /** Whether the request joins (or opened) a pending approval. */
+        public boolean pending() {
+            return approval != null && approval.state() == State.PENDING;
+        }
+    }
+
+    /** The answer to an approve or deny call: 200, 400, 404 or 410, with a sentence. */
+    public record Result(int status, String message, Approval approval) {}
+
+    /** Decided and expired approvals kept for {@code GET /approvals}, beyond those still in force. */
+    static final int HISTORY = 500;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Clock clock;
+    private final Listener listener;
+    private final Map<String, Approval> byId = new LinkedHashMap<>();
+    /** The approval a host's next request is looked up in: its latest. */
+    private final Map<String, String> latestByHost = new LinkedHashMap<>();
+    private Duration pendingTtl = Duration.ofMinutes(15);
+    private int maxPending = 100;
+    private String profile = "";
+    private Policy grants;
+    private Instant nextExpiry;
+
+    public ApprovalBook(Clock clock, Listener listener) {
+        this.clock = clock;
+        this.listener = listener;
+    }
+
+    /** Takes a config's settings (a reload keeps every approval). */
+    public synchronized void configure(String profileName, Duration ttl, int max) {
+        this.profile = profileName;
+        this.pendingTtl = ttl;
+        this.maxPending = max;
+        grants = null;
+    }
+
+    /**
+     * The policy's decision for a target that only a grant could allow: ALLOW (or
+     * NEEDS_INSPECTION, for a grant restricting methods on an opaque CONNECT) naming the
+     * approval; {@code null} when no grant covers it.
+     */
+    public Decision grant(Target target) {
+        List<Change> changes = new ArrayList<>();
+        Decision decision;
+        synchronized (this) {
+            expire(now(), changes);
+            if (grants == null) {
+                List<Rule> rules = new ArrayList<>();
+                for (Approval a : byId.values()) {
+                    if (a.state() == State.APPROVED) {
+                        rules.add(a.granted().rule(a.id()));
+                    }
+                }
+                grants = new Policy(profile, List.of(), rules);
+            }
+            decision = grants.allowRules().isEmpty() ? null : grants.decide(target);
+        }
+        fire(changes);
+        return decision != null && decision.outcome() != Decision.Outcome.DENY ? decision : null;
+    }
+
+    /**
+     * A request refused only for its host: joins the host's pending approval (count and last seen
+     * updated), or opens one; a host denied lately gets the denial back, and with
+     * {@code max_pending} pending a new host gets {@code full}.
+     */
+    public Ask ask(String host, int port) {
+        List<Change> changes = new ArrayList<>();
+        Ask ask;
+        synchronized (this) {
+            Instant now = now();
+            expire(now, changes);
+            ask = askLocked(host, port, now, changes);
+        }
+        fire(changes);
+        return ask;
+    }
+
+    private Ask askLocked(String host, int port, Instant now, List<Change> changes) {
+        String latest = latestByHost.get(host);
+        Approval current = latest == null ? null : byId.get(latest);
+        if (current != null && current.state() == State.PENDING) {
+            Approval joined = current.asked(port, now);
+            byId.put(joined.id(), joined);
+            return new Ask(joined, false);
+        }
+        if (current != null && current.state() == State.DENIED && now.isBefore(current.expires())) {
+            return new Ask(current, false);
+        }
+        long pending = byId.values().stream().filter(a -> a.state() == State.PENDING).count();
+        if (pending >= maxPending) {
+            return new Ask(null, true);
+        }
+        String id = "apr_" + HexFormat.of().formatHex(randomBytes());
+        Approval opened = new Approval(id, ApprovalScope.of(host, port), State.PENDING, 1, now, now, now.plus(pendingTtl), null, null,
+                null, null);
+        byId.put(id, opened);
+        latestByHost.put(host, id);
+        if (nextExpiry == null || opened.expires().isBefore(nextExpiry)) {
+            nextExpiry = opened.expires();
+        }
+        changes.add(new Change("requested", opened));
+        trim();
+        return new Ask(opened, false);
+    }
+
+    /**
+     * Approves pending {@code id} for {@code scope} ({@code null}: exactly what was asked) until
+     * {@code ttl} from now ({@code null}: the job's lifetime).
+     */
+    public Result approve(String id, ApprovalScope scope, Duration ttl, String by) {
+        List<Change> changes = new ArrayList<>();
+        Result result;
+        synchronized (this) {
+            Instant now = now();
+            expire(now, changes);
+            Approval a = byId.get(id);
+            result = undecidable(id, a);
+            if (result == null) {
+                ApprovalScope granted = scope == null ? a.asked() : scope;
+                String wider = granted.widening(a.asked());
+                if (wider != null) {
+                    result = new Result(400, wider, a);
+                } else {
+                    Approval approved = a.approved(granted, ttl == null ? null : now.plus(ttl), by, now);
+                    byId.put(id, approved);
+                    grants = null;
+                    nextExpiry = null;
+                    changes.add(new Change("approved", approved));
+                    result = new Result(200, "approved " + granted.describe() + (ttl == null ? " for the job" : " for " + ttl), approved);
+                }
+            }
+        }
+        fire(changes);
+        return result;
+    }
+
+    /** Denies pending {@code id}: the host's requests are refused without a new request for {@code pending_ttl}. */
+    public Result deny(String id, String by) {
+        List<Change> changes = new ArrayList<>();
+        Result result;
+        synchronized (this) {
+            Instant now = now();
+            expire(now, changes);
+            Approval a = byId.get(id);
+            result = undecidable(id, a);
+            if (result == null) {
+                Approval denied = a.denied(by, now, now.plus(pendingTtl));
+                byId.put(id, denied);
+                changes.add(new Change("denied", denied));
+                result = new Result(200, "denied " + a.asked().describe(), denied);
+            }
+        }
+        fire(changes);
+        return result;
+    }
+
+    private static Result undecidable(String id, Approval a) {
+        if (a == null) {
+            return new Result(404, "no approval " + id + " (GET /approvals lists them)", null);
+        }
+        return switch (a.state()) {
+            case PENDING -> null;
+            case EXPIRED -> new Result(410, "approval " + id + " expired undecided at " + a.expires() + "; the agent's next request asks again", a);
+            case APPROVED, GRANT_EXPIRED -> new Result(410, "approval " + id + " was already approved at " + a.decidedAt(), a);
+            case DENIED -> new Result(410, "approval " + id + " was already denied at " + a.decidedAt(), a);
+        };
+    }
+
+    /** Every approval, oldest first: pending, in force and the recent history. */
+    public List<Approval> list() {
+        List<Change> changes = new ArrayList<>();
+        List<Approval> all;
+        synchronized (this) {
+            expire(now(), changes);
+            all = List.copyOf(byId.values());
+        }
+        fire(changes);
+        return all;
+    }
+
+    /** Pending approvals now. */
+    public synchronized int pending() {
+        return (int) byId.values().stream().filter(a -> a.state() == State.PENDING).count();
+    }
+
+    /** Ends what has run out, telling the listener: for a timer, when no request comes to do it. */
+    public void sweep() {
+        List<Change> changes = new ArrayList<>();
+        synchronized (this) {
+            expire(now(), changes);
+        }
+        fire(changes);
+    }
+
+    /**
+     * Puts back approvals from the state file at start: pending and in-force ones as they were
+     * (those that ran out while the proxy was down expire now, audited), the rest as history.
+     */
+    public void restore(List<Approval> saved) {
+        List<Change> changes = new ArrayList<>();
+        synchronized (this) {
+            for (Approval a : saved) {
+                byId.put(a.id(), a);
+                latestByHost.put(a.asked().host(), a.id());
+            }
+            grants = null;
+            nextExpiry = null;
+            expire(now(), changes);
+            trim();
+        }
+        fire(changes);
+    }
+
+    private void expire(Instant now, List<Change> changes) {
+        if (nextExpiry != null && now.isBefore(nextExpiry)) {
+            return;
+        }
+        Instant next = null;
+        for (Approval a : List.copyOf(byId.values())) {
+            Instant deadline = switch (a.state()) {
+                case PENDING -> a.expires();
+                case APPROVED -> a.grantExpires();
+                default -> null;
+            };
+            if (deadline == null) {
+                continue;
+            }
+            if (!now.isBefore(deadline)) {
+                Approval ended = a.to(a.state() == State.PENDING ? State.EXPIRED : State.GRANT_EXPIRED, now);
+                byId.put(a.id(), ended);
+                if (a.state() == State.APPROVED) {
+                    grants = null;
+                }
+                changes.add(new Change(a.state() == State.PENDING ? "expired" : "grant_expired", ended));
+            } else if (next == null || deadline.isBefore(next)) {
+                next = deadline;
+            }
+        }
+        nextExpiry = next == null ? Instant.MAX : next;
+    }
+
+    /** Keeps the history bounded: the oldest approvals that are neither pending nor in force go first. */
+    private void trim() {
+        int excess = byId.size() - HISTORY;
+        for (Iterator<Approval> it = byId.values().iterator(); it.hasNext() && excess > 0; ) {
+            Approval a = it.next();
+            if (a.state() != State.PENDING && a.state() != State.APPROVED && !(a.state() == State.DENIED
+                    && now().isBefore(a.expires()))) {
+                it.remove();
+                latestByHost.remove(a.asked().host(), a.id());
+                excess--;
+            }
+        }
+    }
+
+    private void fire(List<Change> changes) {
+        for (Change c : changes) {
+            listener.changed(c.outcome(), c.approval());
+        }
+    }
+
+    /** Now, to the millisecond: the times an inbox shows. */
+    private Instant now() {
+        return clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[10];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+
+    private record Change(String outcome, Approval approval) {}
+}

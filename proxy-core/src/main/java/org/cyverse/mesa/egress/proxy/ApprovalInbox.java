@@ -1,0 +1,122 @@
+package org.cyverse.mesa.egress.proxy;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
+import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.approval.Approval;
+import org.cyverse.mesa.egress.approval.ApprovalBook;
+import org.cyverse.mesa.egress.approval.ApprovalStateFile;
+import org.cyverse.mesa.egress.config.MesaConfig;
+
+/**
+ * The approval inbox of the running proxy: its {@link ApprovalBook}, and what each change sets
+ * off: an audit record ({@code mode: approval}), the metrics, the state file (written off the
+ * event loops, coalesced), and the sweep that expires approvals when there is no traffic.
+ */
+final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(ApprovalInbox.class.getName());
+
+    private final ApprovalBook book;
+    private final AuditLog audit;
+    private final ProxyMetrics metrics;
+    private final ScheduledExecutorService background;
+    private final AtomicBoolean saveQueued = new AtomicBoolean();
+    private volatile ApprovalStateFile stateFile;
+    private volatile String profile = "";
+    private volatile boolean enabled;
+    private java.util.concurrent.ScheduledFuture<?> sweeper;
+
+    ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background) {
+        this.book = new ApprovalBook(clock, this);
+        this.audit = audit;
+        this.metrics = metrics;
+        this.background = background;
+    }
+
+    ApprovalBook book() {
+        return book;
+    }
+
+    /** Whether the config in force has {@code approvals.enabled}. */
+    boolean enabled() {
+        return enabled;
+    }
+
+    /**
+     * Takes a config's {@code approvals}: the first one with a state file restores what it holds
+     * (a restart inside the job keeps its approvals); later reloads keep the book as it is.
+     */
+    void configure(MesaConfig config) {
+        MesaConfig.Approvals a = config.approvals();
+        profile = config.profile().name();
+        enabled = a.enabled();
+        book.configure(profile, a.pendingTtl(), a.maxPending());
+        if (a.enabled() && a.stateFile() != null && (stateFile == null || !stateFile.path().equals(a.stateFile()))) {
+            boolean first = stateFile == null;
+            stateFile = new ApprovalStateFile(a.stateFile());
+            if (first) {
+                book.restore(stateFile.load());
+            }
+            queueSave();
+        }
+        if (a.enabled() && sweeper == null) {
+            sweeper = background.scheduleWithFixedDelay(book::sweep, 1, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void changed(String outcome, Approval a) {
+        metrics.approval(outcome, book.pending());
+        int port = a.asked().ports().iterator().next();
+        boolean approved = outcome.equals("approved");
+        Reason reason = switch (outcome) {
+            case "requested", "expired" -> Reason.APPROVAL_REQUIRED;
+            case "approved" -> Reason.ALLOWED;
+            default -> Reason.HOST_NOT_ALLOWED;
+        };
+        String rule = "approval " + a.id() + ": " + switch (outcome) {
+            case "requested" -> a.asked().describe() + " requested, expires " + a.expires();
+            case "approved" -> a.granted().describe() + " granted by " + a.decidedBy() + (a.grantExpires() == null ? " for the job"
+                    : " until " + a.grantExpires());
+            case "denied" -> a.asked().describe() + " denied by " + a.decidedBy();
+            case "expired" -> a.asked().describe() + " expired undecided";
+            default -> a.granted().describe() + " grant ended";
+        };
+        audit.record(new AuditRecord(Instant.now().toString(), profile, null, "approval", outcome.toUpperCase(Locale.ROOT), null,
+                a.asked().host(), port, null, approved ? "allow" : "deny", reason.code(), rule, null, null, null, approved ? 200 : 403, 0, 0, 0));
+        if (!outcome.equals("requested") || a.count() == 1) {
+            LOG.info(rule);
+        }
+        queueSave();
+    }
+
+    private void queueSave() {
+        ApprovalStateFile file = stateFile;
+        if (file == null || !saveQueued.compareAndSet(false, true)) {
+            return;
+        }
+        background.execute(() -> {
+            saveQueued.set(false);
+            try {
+                file.save(book.list());
+            } catch (IOException | RuntimeException e) {
+                LOG.warning("approvals.state_file " + file.path() + " could not be written: " + e.getMessage()
+                        + "; approvals stay in force, but a restart would lose the changes since the last write");
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (sweeper != null) {
+            sweeper.cancel(false);
+        }
+    }
+}
