@@ -85,7 +85,7 @@ public final class Admission {
         this.canIntercept = canIntercept;
         this.redaction = new LeakRedaction(this.steps);
         this.dlp = new DlpCheck(config);
-        this.approvals = new ApprovalStep(live.approvals(), config, guard, redaction);
+        this.approvals = new ApprovalStep(live.approvals(), config, guard, redaction, dlp);
     }
 
     /** The config this admission decides with. */

@@ -1,10 +1,12 @@
 package org.cyverse.mesa.egress.admission;
 
+import java.util.List;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.EgressClass;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -12,10 +14,12 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 /**
  * The approval inbox's part of SPEC.md step 3 (A1 profiles with {@code approvals.enabled}): a
  * host the allow-list does not name at all may be allowed by a grant; otherwise its refusal asks
- * for one ({@code approval_required}). Never approvable, keeping their own reasons: deny-list hits,
- * a host the allow-list names but not on this port, method or path, guarded address literals, an
- * egress class that lets nothing leave, and a request that carries a real secret (whose host would
- * otherwise reach the inbox).
+ * for one ({@code approval_required}). Never approvable, keeping their own reasons: a host any deny
+ * rule names (whatever its ports, methods or paths), a host the allow-list names but not on this
+ * port, method or path, a method or path a grant does not give, guarded address literals, an egress
+ * class that lets nothing leave, and a request that a credential step would refuse (a real secret,
+ * a sentinel out of its scope) or in which {@code dlp} finds something, host name included (it
+ * would otherwise reach the inbox).
  */
 final class ApprovalStep {
 
@@ -23,15 +27,19 @@ final class ApprovalStep {
     private final boolean enabled;
     private final AddressGuard guard;
     private final LeakRedaction redaction;
+    private final DlpCheck dlp;
+    private final List<Rule> deny;
     private final String profile;
 
-    ApprovalStep(ApprovalBook book, MesaConfig config, AddressGuard guard, LeakRedaction redaction) {
+    ApprovalStep(ApprovalBook book, MesaConfig config, AddressGuard guard, LeakRedaction redaction, DlpCheck dlp) {
         EgressClass egress = config.egress();
         this.book = book;
         this.enabled = book != null && config.approvals().enabled() && config.profile().approvable()
                 && (egress.anyPublicHost() || !egress.hosts().isEmpty());
         this.guard = guard;
         this.redaction = redaction;
+        this.dlp = dlp;
+        this.deny = config.policy().denyRules();
         this.profile = config.profile().name();
     }
 
@@ -40,13 +48,27 @@ final class ApprovalStep {
         return d.outcome() == Decision.Outcome.DENY && d.reason() == Reason.HOST_NOT_ALLOWED && d.rule() == null;
     }
 
-    /** The decision with the inbox's grants applied: a grant's ALLOW (naming the approval) where one covers the target. */
+    /**
+     * The decision with the inbox's grants applied: a grant's ALLOW (naming the approval) where one
+     * covers the target, or its refusal of a method or path it does not give (which is then not
+     * approvable either: asking again would open a request for every method).
+     */
     Decision withGrants(Decision decision, Target target) {
-        if (!enabled || !hostUnknown(decision)) {
+        if (!enabled || !hostUnknown(decision) || deniedHost(target.destination())) {
             return decision;
         }
         Decision granted = book.grant(target);
         return granted == null ? decision : granted;
+    }
+
+    /** Whether any deny rule names the host, on any port, for any method or path. */
+    private boolean deniedHost(Destination destination) {
+        for (Rule rule : deny) {
+            if (rule.host().matches(destination)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -55,7 +77,8 @@ final class ApprovalStep {
      * full); {@code null} to keep the policy's own refusal.
      */
     Refusal refusal(Decision decision, Destination destination, VerdictDraft draft, RequestFacts facts) {
-        if (!enabled || !hostUnknown(decision) || !TargetChecks.literalPermitted(guard, destination) || redaction.carriesSecret(draft, facts)) {
+        if (!enabled || !hostUnknown(decision) || deniedHost(destination) || !TargetChecks.literalPermitted(guard, destination)
+                || redaction.anyStepRefuses(draft, facts) || dlp.finds(redaction.probe(draft, facts))) {
             return null;
         }
         ApprovalBook.Ask ask = book.ask(destination.host(), destination.port());

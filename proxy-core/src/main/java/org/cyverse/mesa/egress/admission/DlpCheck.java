@@ -60,6 +60,11 @@ final class DlpCheck {
                 ? Refusals.dlp(hit.rule(), hit.place(), request.destination().host(), config.profile().name()) : null;
     }
 
+    /** Whether {@code dlp} is on and a rule matches the head of {@code request} or its host name (what must never reach the approval inbox). */
+    boolean finds(OutgoingRequest request) {
+        return dlp.on() && (scan(request, false) != null || head.scan(request.destination().host()) != null);
+    }
+
     /** The plan for the body, or {@code null} when {@code dlp} is off. */
     DlpPlan body() {
         return body;

@@ -53,17 +53,38 @@ final class LeakRedaction {
         return draft.refuse(clean, refused.unreadable());
     }
 
-    /** Whether the request carries a real secret anywhere step 5 looks, or in its host name. */
-    boolean carriesSecret(VerdictDraft draft, RequestFacts facts) {
-        return leak(draft, facts) != null || (draft.host != null && !scrub(draft.host).equals(draft.host));
+    /**
+     * Whether any credential step would refuse the request (a real secret, a sentinel out of its
+     * scope, over plain http), or its host name holds a secret: what must never reach the
+     * approval inbox.
+     */
+    boolean anyStepRefuses(VerdictDraft draft, RequestFacts facts) {
+        if (draft.host != null && !scrub(draft.host).equals(draft.host)) {
+            return true;
+        }
+        OutgoingRequest probe = probe(draft, facts);
+        if (probe == null) {
+            return true;
+        }
+        for (CredentialStep step : steps) {
+            if (step.apply(probe).refused()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The request as step 5 would see it, or {@code null} before its destination is known. */
+    OutgoingRequest probe(VerdictDraft draft, RequestFacts facts) {
+        return draft.destination == null ? null : new OutgoingRequest(facts.arrival() == Arrival.INSIDE_TUNNEL, draft.destination,
+                facts.method(), draft.pathAndQuery == null ? "/" : draft.pathAndQuery, facts.headers());
     }
 
     private Injection leak(VerdictDraft draft, RequestFacts facts) {
-        if (draft.destination == null) {
+        OutgoingRequest probe = probe(draft, facts);
+        if (probe == null) {
             return null;
         }
-        OutgoingRequest probe = new OutgoingRequest(facts.arrival() == Arrival.INSIDE_TUNNEL, draft.destination, facts.method(),
-                draft.pathAndQuery == null ? "/" : draft.pathAndQuery, facts.headers());
         for (CredentialStep step : steps) {
             Injection injection = step.apply(probe);
             if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {

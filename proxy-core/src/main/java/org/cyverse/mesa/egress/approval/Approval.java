@@ -8,7 +8,7 @@ import java.util.Locale;
  * it changes.
  *
  * @param id e.g. {@code apr_7f3c...}; what the inbox approves or denies
- * @param asked the scope the refused requests asked for (their host, every port asked)
+ * @param asked the scope the refused requests asked for: their host and port
  * @param state where it is in its life
  * @param count how many requests asked for it
  * @param firstSeen the first request
@@ -43,9 +43,8 @@ public record Approval(String id, ApprovalScope asked, State state, int count, I
         }
     }
 
-    Approval asked(int port, Instant now) {
-        ApprovalScope scope = asked.ports().contains(port) ? asked : asked.withPort(port);
-        return new Approval(id, scope, state, count + 1, firstSeen, now, expires, decidedAt, decidedBy, granted, grantExpires);
+    Approval askedAgain(Instant now) {
+        return new Approval(id, asked, state, count + 1, firstSeen, now, expires, decidedAt, decidedBy, granted, grantExpires);
     }
 
     Approval to(State next, Instant now) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Policy;
+import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.approval.Approval.State;
@@ -55,7 +56,7 @@ public final class ApprovalBook {
     private final Clock clock;
     private final Listener listener;
     private final Map<String, Approval> byId = new LinkedHashMap<>();
-    /** The approval a host's next request is looked up in: its latest. */
+    /** The approval a host and port's next request is looked up in ({@code host:port}): its latest. */
     private final Map<String, String> latestByHost = new LinkedHashMap<>();
     private Duration pendingTtl = Duration.ofMinutes(15);
     private int maxPending = 100;
@@ -79,7 +80,8 @@ public final class ApprovalBook {
     /**
      * The policy's decision for a target that only a grant could allow: ALLOW (or
      * NEEDS_INSPECTION, for a grant restricting methods on an opaque CONNECT) naming the
-     * approval; {@code null} when no grant covers it.
+     * approval, or the grant's refusal of a method or path it does not give; {@code null} when no
+     * grant covers the host and port.
      */
     public Decision grant(Target target) {
         List<Change> changes = new ArrayList<>();
@@ -98,13 +100,18 @@ public final class ApprovalBook {
             decision = grants.allowRules().isEmpty() ? null : grants.decide(target);
         }
         fire(changes);
-        return decision != null && decision.outcome() != Decision.Outcome.DENY ? decision : null;
+        if (decision == null || decision.outcome() == Decision.Outcome.DENY && (decision.rule() == null
+                || decision.reason() == Reason.PORT_NOT_ALLOWED)) {
+            return null; // no grant for this host and port: another port of a granted host may be asked for
+        }
+        return decision; // allowed, or a method or path the grant does not give (named)
     }
 
     /**
-     * A request refused only for its host: joins the host's pending approval (count and last seen
-     * updated), or opens one; a host denied lately gets the denial back, and with
-     * {@code max_pending} pending a new host gets {@code full}.
+     * A request refused only for its host: joins the pending approval of its host and port (count
+     * and last seen updated; what it asks for never grows after an operator saw it), or opens
+     * one; a host and port denied lately get the denial back, and with {@code max_pending}
+     * pending a new one gets {@code full}.
      */
     public Ask ask(String host, int port) {
         List<Change> changes = new ArrayList<>();
@@ -119,10 +126,11 @@ public final class ApprovalBook {
     }
 
     private Ask askLocked(String host, int port, Instant now, List<Change> changes) {
-        String latest = latestByHost.get(host);
+        String key = key(host, port);
+        String latest = latestByHost.get(key);
         Approval current = latest == null ? null : byId.get(latest);
         if (current != null && current.state() == State.PENDING) {
-            Approval joined = current.asked(port, now);
+            Approval joined = current.askedAgain(now);
             byId.put(joined.id(), joined);
             return new Ask(joined, false);
         }
@@ -137,7 +145,7 @@ public final class ApprovalBook {
         Approval opened = new Approval(id, ApprovalScope.of(host, port), State.PENDING, 1, now, now, now.plus(pendingTtl), null, null,
                 null, null);
         byId.put(id, opened);
-        latestByHost.put(host, id);
+        latestByHost.put(key, id);
         if (nextExpiry == null || opened.expires().isBefore(nextExpiry)) {
             nextExpiry = opened.expires();
         }
@@ -244,7 +252,7 @@ public final class ApprovalBook {
         synchronized (this) {
             for (Approval a : saved) {
                 byId.put(a.id(), a);
-                latestByHost.put(a.asked().host(), a.id());
+                latestByHost.put(key(a.asked().host(), a.asked().ports().iterator().next()), a.id());
             }
             grants = null;
             nextExpiry = null;
@@ -290,7 +298,7 @@ public final class ApprovalBook {
             if (a.state() != State.PENDING && a.state() != State.APPROVED && !(a.state() == State.DENIED
                     && now().isBefore(a.expires()))) {
                 it.remove();
-                latestByHost.remove(a.asked().host(), a.id());
+                latestByHost.remove(key(a.asked().host(), a.asked().ports().iterator().next()), a.id());
                 excess--;
             }
         }
@@ -300,6 +308,10 @@ public final class ApprovalBook {
         for (Change c : changes) {
             listener.changed(c.outcome(), c.approval());
         }
+    }
+
+    private static String key(String host, int port) {
+        return host + ":" + port;
     }
 
     /** Now, to the millisecond: the times an inbox shows. */

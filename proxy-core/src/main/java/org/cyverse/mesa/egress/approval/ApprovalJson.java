@@ -47,14 +47,48 @@ public final class ApprovalJson {
         return n;
     }
 
-    /** Reads what {@link #of} wrote. @throws IllegalArgumentException naming what is wrong */
+    /**
+     * Reads what {@link #of} wrote, and only that: an id of the proxy's form, canonical exact
+     * hosts (never a pattern), a grant within what was asked and no longer than an approval may
+     * give, and states whose fields agree. A state file is not trusted further than the proxy
+     * itself would have written it.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
     static Approval read(JsonNode n) {
         String id = text(n, "id");
+        if (!id.matches("apr_[0-9a-f]{1,64}")) {
+            throw new IllegalArgumentException("id " + id + " is not an approval id");
+        }
         Approval.State state = Approval.State.valueOf(text(n, "state").toUpperCase(Locale.ROOT));
-        return new Approval(id, readScope(n.get("asked"), "asked"), state, n.path("count").asInt(1), instant(n, "first_seen"),
+        ApprovalScope asked = canonical(readScope(n.get("asked"), "asked"), id);
+        ApprovalScope granted = n.hasNonNull("granted") ? canonical(readScope(n.get("granted"), "granted"), id) : null;
+        Approval a = new Approval(id, asked, state, n.path("count").asInt(1), instant(n, "first_seen"),
                 instant(n, "last_seen"), instant(n, "expires"), optionalInstant(n, "decided_at"),
-                n.hasNonNull("decided_by") ? n.get("decided_by").asText() : null,
-                n.hasNonNull("granted") ? readScope(n.get("granted"), "granted") : null, optionalInstant(n, "grant_expires"));
+                n.hasNonNull("decided_by") ? n.get("decided_by").asText() : null, granted, optionalInstant(n, "grant_expires"));
+        boolean grant = state == Approval.State.APPROVED || state == Approval.State.GRANT_EXPIRED;
+        if (grant != (granted != null) || (state == Approval.State.DENIED || grant) && a.decidedAt() == null || a.count() < 1
+                || asked.ports().size() != 1) {
+            throw new IllegalArgumentException("approval " + id + " is inconsistent (state " + state.label() + ")");
+        }
+        if (granted != null && (granted.widening(asked) != null || a.grantExpires() != null
+                && a.grantExpires().isAfter(a.decidedAt().plus(ApprovalTtl.MAX)))) {
+            throw new IllegalArgumentException("approval " + id + " grants more than an approval may");
+        }
+        return a;
+    }
+
+    /** {@code scope} if its host is a canonical host name or address, as a request's would be. */
+    private static ApprovalScope canonical(ApprovalScope scope, String id) {
+        try {
+            String host = org.cyverse.mesa.egress.allowlist.Destination.parse(scope.host(), scope.ports().iterator().next()).host();
+            if (host.equals(scope.host()) && !host.contains("*") && !host.contains("/")) {
+                return scope;
+            }
+        } catch (org.cyverse.mesa.egress.allowlist.InvalidDestinationException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException("approval " + id + " names " + scope.host() + ", not a canonical host");
     }
 
     /**

@@ -32,13 +32,6 @@ public record ApprovalScope(String host, Set<Integer> ports, Set<String> methods
         return new ApprovalScope(host, Set.of(port), Set.of());
     }
 
-    /** This scope with {@code port} added (the same host asked on another port). */
-    ApprovalScope withPort(int port) {
-        Set<Integer> more = new TreeSet<>(ports);
-        more.add(port);
-        return new ApprovalScope(host, more, methods);
-    }
-
     /**
      * Why this scope is not {@code asked} or narrower, or {@code null} when it is. A wildcard or
      * another host, another port, or methods where the request asked for specific ones widen it.

@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -41,6 +44,7 @@ public final class ApprovalStateFile {
             return List.of();
         }
         try {
+            trusted(file);
             JsonNode root = ApprovalJson.JSON.readTree(file.toFile());
             if (root == null || root.path("version").asInt() != VERSION || !root.path("approvals").isArray()) {
                 throw new IllegalArgumentException("not a version " + VERSION + " approvals file");
@@ -63,8 +67,28 @@ public final class ApprovalStateFile {
         }
     }
 
-    /** Writes {@code approvals} atomically. */
-    public void save(List<Approval> approvals) throws IOException {
+    /**
+     * Refuses a file the proxy's own user does not own, or that others may write: it grants
+     * egress, so whoever could write it (the agent, through a shared volume) could grant itself.
+     */
+    private static void trusted(Path file) throws IOException {
+        String me = System.getProperty("user.name");
+        String owner = Files.getOwner(file).getName();
+        if (me != null && !me.equals(owner)) {
+            throw new IOException("it is owned by " + owner + ", not by the proxy's user " + me);
+        }
+        try {
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+            if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+                throw new IOException("others may write it (" + PosixFilePermissions.toString(mode) + ")");
+            }
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: the owner check above is what there is
+        }
+    }
+
+    /** Writes {@code approvals} atomically (one writer at a time: the later snapshot wins), readable by the proxy's user only. */
+    public synchronized void save(List<Approval> approvals) throws IOException {
         ObjectNode root = ApprovalJson.JSON.createObjectNode();
         root.put("version", VERSION);
         ArrayNode list = root.putArray("approvals");
@@ -72,6 +96,11 @@ public final class ApprovalStateFile {
         Path parent = file.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         Path temp = Files.createTempFile(parent, file.getFileName().toString(), ".tmp");
+        try {
+            Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // not POSIX
+        }
         try {
             Files.write(temp, ApprovalJson.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
             try {

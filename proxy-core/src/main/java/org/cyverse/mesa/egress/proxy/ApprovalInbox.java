@@ -67,7 +67,10 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
             queueSave();
         }
         if (a.enabled() && sweeper == null) {
-            sweeper = background.scheduleWithFixedDelay(book::sweep, 1, 1, TimeUnit.SECONDS);
+            sweeper = background.scheduleWithFixedDelay(() -> {
+                book.sweep();
+                metrics.approvalsPending(book.pending()); // also corrects a gauge two changes set out of order
+            }, 1, 1, TimeUnit.SECONDS);
         }
     }
 
@@ -103,9 +106,12 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
             return;
         }
         background.execute(() -> {
-            saveQueued.set(false);
             try {
-                file.save(book.list());
+                synchronized (file) {
+                    // Cleared inside the lock: a change after this snapshot queues another save, which waits for this one.
+                    saveQueued.set(false);
+                    file.save(book.list());
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.warning("approvals.state_file " + file.path() + " could not be written: " + e.getMessage()
                         + "; approvals stay in force, but a restart would lose the changes since the last write");

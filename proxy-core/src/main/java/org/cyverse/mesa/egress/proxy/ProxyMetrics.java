@@ -208,6 +208,11 @@ public final class ProxyMetrics {
         approvalsPending.set(pending);
     }
 
+    /** Sets the pending approvals gauge. */
+    public void approvalsPending(int pending) {
+        approvalsPending.set(pending);
+    }
+
     public void killSwitchPulled() {
         killSwitch.set(1);
     }

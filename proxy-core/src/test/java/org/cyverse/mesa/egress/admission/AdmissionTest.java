@@ -22,6 +22,7 @@ import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
+import org.cyverse.mesa.egress.approval.ApprovalScope;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -66,6 +67,8 @@ class AdmissionTest {
                 ports: [80]
             deny:
               - host: "blocked.open.test"
+              - host: "uploads.test"
+                methods: [POST]
             credentials:
               - name: api
                 hosts: ["api.test"]
@@ -138,6 +141,9 @@ class AdmissionTest {
                 fixed(values))), true, new RunningProxy(() -> false, null, book));
         String granted = book.ask("granted.test", 80).approval().id();
         assertEquals(200, book.approve(granted, null, java.time.Duration.ofHours(1), "alice").status());
+        String getOnly = book.ask("getonly.test", 443).approval().id();
+        assertEquals(200, book.approve(getOnly, new ApprovalScope("getonly.test", java.util.Set.of(443), java.util.Set.of("GET")),
+                java.time.Duration.ofHours(1), "alice").status());
         Verdict inFlight = spent.decide(inside("git.test", "GET", "/o/r.git/info/refs", "Authorization", basic("x-access-token", "proxy-injected")));
         assertTrue(inFlight.allowed() && inFlight.budget().holdsAny(), () -> "the first git request takes the budget: " + inFlight);
     }
@@ -259,6 +265,14 @@ class AdmissionTest {
                         Reason.HOST_NOT_ALLOWED, Mode.FORWARD, null, null),
                 new Row("approvals: a host carrying a real secret never reaches the inbox", approving,
                         get("http://" + API_SECRET.toLowerCase() + ".evil.test/"), Reason.HOST_NOT_ALLOWED, Mode.FORWARD, "api", null),
+                new Row("approvals: a host a deny rule names for some methods is never approvable, even by CONNECT", approving,
+                        RequestFacts.connect("uploads.test:443"), Reason.HOST_NOT_ALLOWED, Mode.TUNNEL, null, null),
+                new Row("approvals: a sentinel headed to a host of no rule never reaches the inbox", approving,
+                        get("http://new2.test/", "x-api-key", "sk-api-sentinel"), Reason.HOST_NOT_ALLOWED, Mode.FORWARD, null, null),
+                new Row("approvals: a grant for GET refuses POST, naming it, and asks nothing", approving,
+                        inside("getonly.test", "POST", "/upload"), Reason.METHOD_NOT_ALLOWED, Mode.INTERCEPT, null, null),
+                new Row("approvals: a grant for GET allows GET inside the tunnel", approving, inside("getonly.test", "GET", "/simple/"),
+                        Reason.ALLOWED, Mode.INTERCEPT, null, null),
                 new Row("without approvals a host no rule names is refused", admission, get("http://new.test/x"), Reason.HOST_NOT_ALLOWED,
                         Mode.FORWARD, null, null),
                 new Row("CONNECT of no rule", admission, RequestFacts.connect("nowhere.test:443"), Reason.HOST_NOT_ALLOWED, Mode.TUNNEL, null, null),

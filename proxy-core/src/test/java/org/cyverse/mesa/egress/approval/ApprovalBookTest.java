@@ -56,11 +56,12 @@ class ApprovalBookTest {
     void theSameHostJoinsOnePendingRequestThenAGrantAllowsIt() throws Exception {
         ApprovalBook.Ask first = book.ask("pypi.example.org", 443);
         now = now.plusSeconds(30);
-        ApprovalBook.Ask again = book.ask("pypi.example.org", 80);
+        ApprovalBook.Ask again = book.ask("pypi.example.org", 443);
         assertTrue(first.pending());
-        assertEquals(first.approval().id(), again.approval().id(), "one request per host");
+        assertEquals(first.approval().id(), again.approval().id(), "one request per host and port");
         assertEquals(2, again.approval().count());
-        assertEquals(Set.of(80, 443), again.approval().asked().ports());
+        assertEquals(Set.of(443), again.approval().asked().ports());
+        book.ask("pypi.example.org", 80); // another port: a request of its own
         assertEquals(Instant.parse("2026-12-02T10:15:00Z"), again.approval().expires(), "pending_ttl from the first ask");
         assertNull(book.grant(get("pypi.example.org", 443)));
 
@@ -73,14 +74,45 @@ class ApprovalBookTest {
         assertEquals("approval " + first.approval().id() + ": pypi.example.org", granted.rule());
         assertNull(book.grant(get("pypi.example.org", 80)), "the port narrowed away stays refused");
         assertNull(book.grant(get("files.example.org", 443)));
-        assertEquals(List.of("requested " + first.approval().id(), "approved " + first.approval().id()), events);
-        assertEquals(0, book.pending());
+        assertEquals("requested " + first.approval().id(), events.get(0));
+        assertEquals("approved " + first.approval().id(), events.get(2));
+        assertEquals(1, book.pending(), "port 80's request");
+    }
+
+    @Test
+    void whatARequestAsksForNeverGrowsAnotherPortIsAnotherRequest() {
+        ApprovalBook.Ask https = book.ask("pypi.example.org", 443);
+        ApprovalBook.Ask ssh = book.ask("pypi.example.org", 22);
+        assertNotEquals(https.approval().id(), ssh.approval().id());
+        assertEquals(Set.of(443), book.ask("pypi.example.org", 443).approval().asked().ports(), "approving as shown gives what was shown");
+    }
+
+    @Test
+    void aStateFileIsTrustedOnlyAsFarAsTheProxyWouldHaveWrittenIt(@TempDir Path dir) throws Exception {
+        ApprovalStateFile file = new ApprovalStateFile(dir.resolve("approvals.json"));
+        String grant = "{\"version\": 1, \"approvals\": [{\"id\": \"apr_ab\", \"state\": \"approved\", \"asked\": "
+                + "{\"host\": \"%s\", \"ports\": [443]}, \"count\": 1, \"first_seen\": \"2026-12-02T10:00:00Z\", "
+                + "\"last_seen\": \"2026-12-02T10:00:00Z\", \"expires\": \"2026-12-02T10:15:00Z\", \"decided_at\": "
+                + "\"2026-12-02T10:01:00Z\", \"decided_by\": \"alice\", \"granted\": {\"host\": \"%s\", \"ports\": [%s]}, "
+                + "\"grant_expires\": null}]}";
+        Files.writeString(file.path(), String.format(grant, "docs.example.org", "docs.example.org", "443"));
+        assertEquals(1, file.load().size(), "as the proxy writes it");
+        for (String[] tampered : new String[][] {{"*.com", "*.com", "443"}, {"0.0.0.0/0", "0.0.0.0/0", "443"},
+                {"docs.example.org.", "docs.example.org.", "443"}, {"docs.example.org", "docs.example.org", "443, 22"},
+                {"docs.example.org", "other.example.org", "443"}}) {
+            Files.writeString(file.path(), String.format(grant, (Object[]) tampered));
+            assertEquals(List.of(), file.load(), String.join(" ", tampered));
+        }
+        Files.writeString(file.path(), String.format(grant, "docs.example.org", "docs.example.org", "443"));
+        Files.setPosixFilePermissions(file.path(), java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertEquals(List.of(), file.load(), "a file others may write grants nothing");
     }
 
     @Test
     void anApprovalCannotWidenWhatWasAsked() {
         String id = book.ask("a.example.org", 443).approval().id();
         ApprovalBook.Result wildcard = book.approve(id, new ApprovalScope("*.example.org", Set.of(443), Set.of()), null, "alice");
+        assertEquals(400, book.approve(id, new ApprovalScope("a.example.org", Set.of(8443), Set.of()), null, "alice").status());
         assertEquals(400, wildcard.status());
         assertTrue(wildcard.message().contains("not the host asked for"), wildcard.message());
         assertEquals(400, book.approve(id, new ApprovalScope("a.example.org", Set.of(443, 8443), Set.of()), null, "alice").status());
