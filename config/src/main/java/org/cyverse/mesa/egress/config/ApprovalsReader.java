@@ -49,12 +49,9 @@ final class ApprovalsReader {
         if (enabled && control.tokenFile() == null) {
             a.problem("enabled", "approvals need admin.token_file: without the admin token no one can list, approve or deny");
         }
-        // Read and checked above so that a file written for them is right; refused until built, rather than ignored.
+        // Read and checked above so that a file written for it is right; refused until built, rather than ignored.
         if (!hold.isZero()) {
             a.problem("hold", "is not built in this version: a request is answered approval_required at once (remove hold, or set 0s)");
-        }
-        if (webhook != null) {
-            a.problem("webhook", "is not built in this version: an inbox reads GET /approvals with the admin token (remove webhook)");
         }
         if (a.problems().size() != before) {
             return MesaConfig.Approvals.OFF;

@@ -411,14 +411,16 @@ class GoodConfigTest {
     void approvalsUnderAnA1ProfileAndTheirDefaults() throws Exception {
         MesaConfig config = loadOk(write("approvals.yaml", String.join("\n", "version: 1", "profile: P2",
                 "admin: {listen: 127.0.0.1:9090, token_file: admin/token}",
-                "approvals:", "  enabled: true", "  state_file: state/approvals.json", "  max_pending: 20", "")), Overrides.NONE);
+                "approvals:", "  enabled: true", "  state_file: state/approvals.json", "  max_pending: 20",
+                "  webhook: {url: https://inbox.example.org/hook, secret: \"file:/run/secrets/hook#key\"}", "")), Overrides.NONE);
         MesaConfig.Approvals a = config.approvals();
         assertTrue(a.enabled());
         assertEquals(Duration.ofMinutes(15), a.pendingTtl(), "SPEC.md's default");
         assertEquals(Duration.ZERO, a.hold());
         assertEquals(config.source().getParent().resolve("state/approvals.json"), a.stateFile());
         assertEquals(20, a.maxPending());
-        assertEquals(null, a.webhook());
+        assertEquals("https://inbox.example.org/hook", a.webhook().url().toString());
+        assertEquals("file:/run/secrets/hook#key", a.webhook().secret().toString());
         assertEquals(MesaConfig.Approvals.OFF, loadOk(write("none.yaml", "version: 1\nprofile: P2\n"), Overrides.NONE).approvals());
         assertEquals(Duration.ZERO, loadOk(write("zero.yaml", "version: 1\nprofile: P1\nadmin: {listen: 127.0.0.1:9090, token_file: t}\n"
                 + "approvals: {enabled: true, hold: 0s}\n"), Overrides.NONE).approvals().hold(), "0s: refused at once");

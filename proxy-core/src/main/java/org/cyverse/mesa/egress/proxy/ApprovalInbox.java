@@ -12,12 +12,14 @@ import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.approval.ApprovalStateFile;
+import org.cyverse.mesa.egress.approval.ApprovalWebhook;
 import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**
  * The approval inbox of the running proxy: its {@link ApprovalBook}, and what each change sets
  * off: an audit record ({@code mode: approval}), the metrics, the state file (written off the
- * event loops, coalesced), and the sweep that expires approvals when there is no traffic.
+ * event loops, coalesced), the webhook, and the sweep that expires approvals when there is no
+ * traffic.
  */
 final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
 
@@ -31,10 +33,17 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private volatile ApprovalStateFile stateFile;
     private volatile String profile = "";
     private volatile boolean enabled;
+    private final Clock clock;
+    private final java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources;
+    private volatile ApprovalWebhook webhook;
     private java.util.concurrent.ScheduledFuture<?> sweeper;
 
-    ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background) {
+    /** @param sources the secret sources, for the webhook's key */
+    ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background,
+            java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources) {
         this.book = new ApprovalBook(clock, this);
+        this.clock = clock;
+        this.sources = sources;
         this.audit = audit;
         this.metrics = metrics;
         this.background = background;
@@ -53,8 +62,16 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
      * Takes a config's {@code approvals}: the first one with a state file restores what it holds
      * (a restart inside the job keeps its approvals); later reloads keep the book as it is.
      */
-    void configure(MesaConfig config) {
+    void configure(MesaConfig config) throws java.io.IOException {
         MesaConfig.Approvals a = config.approvals();
+        MesaConfig.Approvals.Webhook hook = a.enabled() ? a.webhook() : null;
+        ApprovalWebhook current = webhook;
+        if (hook == null) {
+            webhook = null;
+        } else if (current == null || !current.same(hook.url(), hook.secret())) {
+            webhook = new ApprovalWebhook(hook.url(), hook.secret(), sources,
+                    org.cyverse.mesa.egress.tls.UpstreamTls.jdkContext(config.tls().upstreamCa()), background, metrics::webhookDelivery, clock);
+        }
         profile = config.profile().name();
         enabled = a.enabled();
         book.configure(profile, a.pendingTtl(), a.maxPending());
@@ -96,6 +113,10 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
                 a.asked().host(), port, null, approved ? "allow" : "deny", reason.code(), rule, null, null, null, approved ? 200 : 403, 0, 0, 0));
         if (!outcome.equals("requested") || a.count() == 1) {
             LOG.info(rule);
+        }
+        ApprovalWebhook hook = webhook;
+        if (hook != null) {
+            hook.send(outcome, a, profile);
         }
         queueSave();
     }

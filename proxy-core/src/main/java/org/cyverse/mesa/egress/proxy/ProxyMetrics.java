@@ -89,6 +89,11 @@ public final class ProxyMetrics {
             .name("mesa_egress_approvals_pending")
             .help("Approval requests waiting for a decision")
             .register(registry);
+    private final Counter webhook = Counter.builder()
+            .name("mesa_egress_approval_webhook_total")
+            .help("approvals.webhook deliveries by outcome: delivered, retried, failed (gave up), dropped (queue full)")
+            .labelNames("outcome")
+            .register(registry);
     private final Gauge killSwitch = Gauge.builder()
             .name("mesa_egress_kill_switch")
             .help("1 once the kill switch was pulled (nothing leaves until a restart), else 0")
@@ -206,6 +211,11 @@ public final class ProxyMetrics {
     public void approval(String outcome, int pending) {
         approvals.labelValues(outcome).inc();
         approvalsPending.set(pending);
+    }
+
+    /** Counts an approvals.webhook delivery outcome. */
+    public void webhookDelivery(String outcome) {
+        webhook.labelValues(outcome).inc();
     }
 
     /** Sets the pending approvals gauge. */

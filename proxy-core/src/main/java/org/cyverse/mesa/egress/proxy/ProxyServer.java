@@ -86,7 +86,7 @@ public final class ProxyServer implements AutoCloseable {
                 System.getenv());
         this.dnsExecutor = Executors.newFixedThreadPool(4, HostFacts.daemon("mesa-egress-dns"));
         this.backgroundExecutor = Executors.newScheduledThreadPool(2, HostFacts.daemon("mesa-egress-background"));
-        this.inbox = new ApprovalInbox(java.time.Clock.systemUTC(), audit, metrics, backgroundExecutor);
+        this.inbox = new ApprovalInbox(java.time.Clock.systemUTC(), audit, metrics, backgroundExecutor, secretSources.bySchemes());
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
                     : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
