@@ -177,7 +177,7 @@ public final class ApprovalBook {
                     grants = null;
                     nextExpiry = null;
                     changes.add(new Change("approved", approved));
-                    result = new Result(200, "approved " + granted.describe() + (ttl == null ? " for the job" : " for " + ttl), approved);
+                    result = new Result(200, "approved " + granted.describe() + (ttl == null ? " for the job" : " for " + ApprovalTtl.describe(ttl)), approved);
                 }
             }
         }

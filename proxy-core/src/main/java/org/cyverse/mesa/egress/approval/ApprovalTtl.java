@@ -37,4 +37,16 @@ public final class ApprovalTtl {
         }
         return ttl;
     }
+
+    /** As it is written: {@code 90s}, {@code 15m}, {@code 1h}, {@code 2d} (the largest unit that divides it). */
+    public static String describe(Duration ttl) {
+        long s = ttl.toSeconds();
+        if (s % 86400 == 0) {
+            return s / 86400 + "d";
+        }
+        if (s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        return s % 60 == 0 ? s / 60 + "m" : s + "s";
+    }
 }

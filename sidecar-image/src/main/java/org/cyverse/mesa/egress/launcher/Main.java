@@ -32,6 +32,8 @@ public final class Main {
             "        write a new interception CA: DIR/ca.pem and DIR/ca.key (mode 0600); never overwrites",
             "  trust --ca-cert FILE --share-dir DIR [--upstream-ca FILE]",
             "        write ca.pem, bundle.pem and truststore.p12 for an agent that uses a proxy in another pod",
+            "  approvals list|approve ID|deny ID --token-file FILE [--admin HOST:PORT] [--ttl 1h|job] [--ports P,...] [--methods M,...]",
+            "        the approval inbox of a running proxy, with the admin token (exit 0 done, 1 refused or unreachable)",
             "  version",
             "        print the version",
             "");
@@ -67,6 +69,8 @@ public final class Main {
                     return CaCommand.run(rest, out, err);
                 case "trust":
                     return TrustCommand.run(rest, out, err, env);
+                case "approvals":
+                    return ApprovalsCommand.run(rest, out, err, env);
                 case "version":
                 case "--version":
                     out.println("mesa-egress " + version());
