@@ -49,10 +49,6 @@ final class ApprovalsReader {
         if (enabled && control.tokenFile() == null) {
             a.problem("enabled", "approvals need admin.token_file: without the admin token no one can list, approve or deny");
         }
-        // Read and checked above so that a file written for it is right; refused until built, rather than ignored.
-        if (!hold.isZero()) {
-            a.problem("hold", "is not built in this version: a request is answered approval_required at once (remove hold, or set 0s)");
-        }
         if (a.problems().size() != before) {
             return MesaConfig.Approvals.OFF;
         }

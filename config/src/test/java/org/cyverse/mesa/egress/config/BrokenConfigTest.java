@@ -121,7 +121,6 @@ class BrokenConfigTest {
             approvals-without-token.yaml | 4: approvals.enabled: | approvals need admin.token_file
             approvals-hold-too-long.yaml | 6: approvals.hold: | must be at most 5m
             approvals-webhook-plain-http.yaml | 7: approvals.webhook.url: | must use https
-            approvals-hold-not-built.yaml | 6: approvals.hold: | is not built in this version
             approvals-ttl-no-unit.yaml | 6: approvals.pending_ttl: | needs a unit
             limits-size-too-large.yaml | 8: credentials[0].limits.request_bytes_per_hour: | must be at most 4 EiB
             limits-concurrent-list.yaml | 8: credentials[0].limits.concurrent: | expected a whole number

@@ -411,12 +411,12 @@ class GoodConfigTest {
     void approvalsUnderAnA1ProfileAndTheirDefaults() throws Exception {
         MesaConfig config = loadOk(write("approvals.yaml", String.join("\n", "version: 1", "profile: P2",
                 "admin: {listen: 127.0.0.1:9090, token_file: admin/token}",
-                "approvals:", "  enabled: true", "  state_file: state/approvals.json", "  max_pending: 20",
+                "approvals:", "  enabled: true", "  hold: 30s", "  state_file: state/approvals.json", "  max_pending: 20",
                 "  webhook: {url: https://inbox.example.org/hook, secret: \"file:/run/secrets/hook#key\"}", "")), Overrides.NONE);
         MesaConfig.Approvals a = config.approvals();
         assertTrue(a.enabled());
         assertEquals(Duration.ofMinutes(15), a.pendingTtl(), "SPEC.md's default");
-        assertEquals(Duration.ZERO, a.hold());
+        assertEquals(Duration.ofSeconds(30), a.hold());
         assertEquals(config.source().getParent().resolve("state/approvals.json"), a.stateFile());
         assertEquals(20, a.maxPending());
         assertEquals("https://inbox.example.org/hook", a.webhook().url().toString());

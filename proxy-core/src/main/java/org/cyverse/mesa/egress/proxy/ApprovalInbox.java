@@ -36,6 +36,7 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private final Clock clock;
     private final java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources;
     private volatile ApprovalWebhook webhook;
+    private final HeldRequests held = new HeldRequests();
     private java.util.concurrent.ScheduledFuture<?> sweeper;
 
     /** @param sources the secret sources, for the webhook's key */
@@ -51,6 +52,11 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
 
     ApprovalBook book() {
         return book;
+    }
+
+    /** The requests waiting for a decision ({@code approvals.hold}). */
+    HeldRequests held() {
+        return held;
     }
 
     /** Whether the config in force has {@code approvals.enabled}. */
@@ -113,6 +119,9 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
                 a.asked().host(), port, null, approved ? "allow" : "deny", reason.code(), rule, null, null, null, approved ? 200 : 403, 0, 0, 0));
         if (!outcome.equals("requested") || a.count() == 1) {
             LOG.info(rule);
+        }
+        if (!outcome.equals("requested")) {
+            held.decided(a.id()); // approved, denied or expired: the requests waiting for it are decided again
         }
         ApprovalWebhook hook = webhook;
         if (hook != null) {

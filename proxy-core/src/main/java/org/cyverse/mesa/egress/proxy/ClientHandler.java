@@ -5,18 +5,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.List;
-import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLException;
@@ -49,6 +43,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         FORWARDING,
         /** A CONNECT is being set up: this handler will be replaced. */
         TUNNELING,
+        /** A request waits for an approval's decision ({@code approvals.hold}). */
+        HELD,
         /** A refusal that ends the connection was written. */
         CLOSING
     }
@@ -62,6 +58,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     private State state = State.READY;
     private ForwardExchange forward;
     private UpstreamLink idleUpstream;
+    private HeldRequests.Held held;
+    private HttpRequest resumed; // the request taken up again after its hold: never held twice
 
     /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
     ClientHandler(ProxyContext proxy) {
@@ -111,6 +109,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     /** Releases what this handler holds: queued messages, the exchange, the idle upstream. */
     private void release() {
         releaseInbox();
+        if (held != null) {
+            held.clientGone();
+            held = null;
+        }
         if (forward != null) {
             forward.clientGone();
             forward = null;
@@ -187,7 +189,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         if (HttpMethod.CONNECT.equals(request.method())) {
             Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
             if (!verdict.allowed()) {
-                answer(exchange, verdict.refusal(), true);
+                if (!held(verdict, request, exchange)) {
+                    answer(exchange, verdict.refusal(), true);
+                }
                 return;
             }
             state = State.TUNNELING;
@@ -199,15 +203,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     }
 
     private void onRequest(HttpRequest request, Exchange exchange, ProxyState snapshot) {
-        HttpHeaders headers = request.headers().copy();
-        HopByHop.strip(headers);
-        List<Map.Entry<String, String>> entries = headers.entries();
-        String method = request.method().name();
-        RequestFacts facts = intercepted == null ? RequestFacts.proxyRequest(method, request.uri(), entries)
-                : RequestFacts.insideTunnel(intercepted, method, request.uri(), entries);
-        Verdict verdict = decide(snapshot, facts, exchange);
+        Verdict verdict = decide(snapshot, RequestHeads.facts(request, intercepted), exchange);
         if (!verdict.allowed()) {
-            answer(exchange, verdict.refusal(), verdict.unreadable() || closeAfterRefusal(request));
+            if (!held(verdict, request, exchange)) {
+                answer(exchange, verdict.refusal(), verdict.unreadable() || RequestHeads.closeAfterRefusal(request));
+            }
             return;
         }
         Verdict.Outgoing out = verdict.outgoing();
@@ -219,23 +219,29 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
             return;
         }
-        HttpRequest outgoing = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), out.pathAndQuery(),
-                DefaultHttpHeadersFactory.headersFactory().newHeaders());
-        for (Map.Entry<String, String> header : out.headers()) {
-            outgoing.headers().add(header.getKey(), header.getValue());
-        }
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
-        UpstreamLink reuse = null;
-        if (idleUpstream != null && idleUpstream.reusableFor(verdict.destination())) {
-            reuse = idleUpstream;
-        } else if (idleUpstream != null) {
-            idleUpstream.close();
-        }
+        UpstreamLink reuse = UpstreamLink.takeFor(idleUpstream, verdict.destination());
         idleUpstream = null;
         state = State.FORWARDING;
-        forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request, outgoing,
-                intercepted != null, gate, keepAlive);
+        forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request,
+                RequestHeads.outgoing(request, out), intercepted != null, gate, keepAlive);
         forward.start(reuse);
+    }
+
+    /** {@code approvals.hold}: waits for the decision, then takes the request up again as if it had just arrived. */
+    private boolean held(Verdict verdict, HttpRequest request, Exchange exchange) {
+        if (request == resumed) {
+            return false;
+        }
+        held = proxy.held.hold(proxy.state().config(), ctx, verdict, () -> {
+            held = null;
+            resumed = request;
+            state = State.READY;
+            onHead(request);
+            drain();
+        }, () -> exchange.finishRefused(proxy, verdict.refusal()));
+        state = held == null ? state : State.HELD;
+        return held != null;
     }
 
     /** The admission's verdict, recorded on the exchange and, where credentials were involved, in the metrics. */
@@ -290,10 +296,5 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         while ((m = inbox.poll()) != null) {
             ReferenceCountUtil.release(m);
         }
-    }
-
-    /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
-    private static boolean closeAfterRefusal(HttpRequest request) {
-        return RequestBodyGate.hasBody(request) || !HttpUtil.isKeepAlive(request);
     }
 }

@@ -26,10 +26,13 @@ final class ProxyContext {
     final AtomicInteger connections = new AtomicInteger();
     /** Request body bytes held for scanning, across connections. */
     final HoldBudget holdBudget = new HoldBudget();
+    /** Requests waiting for an approval's decision ({@code approvals.hold}). */
+    final HeldRequests held;
     volatile boolean draining;
 
     ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditLog audit, UpstreamDialer dialer,
-            ChannelGroup clients, LeafCertificates leaves) {
+            ChannelGroup clients, LeafCertificates leaves, HeldRequests held) {
+        this.held = held;
         this.state = state;
         this.metrics = metrics;
         this.audit = audit;

@@ -100,7 +100,8 @@ public final class ProxyServer implements AutoCloseable {
         }
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
         ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
-        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves);
+        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves,
+                inbox.held());
         this.controls = new OperatorControls(kill, context, backgroundExecutor, secretSources);
         secretSources.onBrokerTokenRevoked(reason -> kill("OpenBao revoked the proxy's token"));
     }

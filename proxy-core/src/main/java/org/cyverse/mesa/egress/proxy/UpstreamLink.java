@@ -24,6 +24,17 @@ final class UpstreamLink {
         return channel.isActive() && authority.equals(destination.authority());
     }
 
+    /** {@code idle} when it can carry a request to {@code destination}; otherwise closes it: {@code null}. */
+    static UpstreamLink takeFor(UpstreamLink idle, Destination destination) {
+        if (idle != null && idle.reusableFor(destination)) {
+            return idle;
+        }
+        if (idle != null) {
+            idle.close();
+        }
+        return null;
+    }
+
     /** Parks the connection: nothing should arrive now, and anything that does closes it. */
     void park() {
         handler.listener = null;

@@ -193,4 +193,71 @@ class ApprovalInboxTest {
             assertEquals("hello from docs.test:" + upstream.getAddress().getPort() + "\n", result.out(), "no second approval needed");
         }
     }
+
+    private void holding(String hold) {
+        yaml = yaml.replace("  enabled: true\n", "  enabled: true\n  hold: " + hold + "\n  max_held: 2\n");
+    }
+
+    private static String pendingId(ProxyFixture proxy) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode list = JSON.readTree(call(proxy, "GET", "/approvals", ALICE, null).body()).path("approvals");
+            for (JsonNode a : list) {
+                if (a.path("state").asText().equals("pending")) {
+                    return a.path("id").asText();
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no pending approval");
+    }
+
+    @Test
+    void aHeldRequestCompletesOnceApprovedWithoutARetry() throws Exception {
+        holding("20s");
+        try (ProxyFixture proxy = proxy()) {
+            HttpClient client = HttpClient.newBuilder().proxy(java.net.ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                    .build();
+            long start = System.nanoTime();
+            var waiting = client.sendAsync(HttpRequest.newBuilder(URI.create(url("pypi.test"))).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String id = pendingId(proxy);
+            assertFalse(waiting.isDone(), "the request waits for the decision");
+            try (var raw = new org.cyverse.mesa.egress.testkit.RawHttp(proxy.port())) {
+                raw.send("CONNECT pypi.test:" + upstream.getAddress().getPort() + " HTTP/1.1\r\nHost: pypi.test\r\n\r\n");
+                Thread.sleep(200);
+                assertEquals(200, call(proxy, "POST", "/approvals/" + id + "/approve", ALICE, "{\"ttl\": \"1h\"}").statusCode());
+                HttpResponse<String> done = waiting.get();
+                assertEquals(200, done.statusCode(), done.body());
+                assertEquals("hello from pypi.test:" + upstream.getAddress().getPort() + "\n", done.body());
+                assertTrue(System.nanoTime() - start < Duration.ofSeconds(15).toNanos(), "resumed by the approval, not the hold's end");
+                assertEquals(200, raw.read().status(), "a held CONNECT for the same host and port is let through too");
+            }
+        }
+    }
+
+    @Test
+    void aHeldRequestNoOneDecidesIsRefusedWhenTheHoldEndsAndMaxHeldIsKept() throws Exception {
+        holding("1500ms");
+        try (ProxyFixture proxy = proxy()) {
+            HttpClient client = HttpClient.newBuilder().proxy(java.net.ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                    .build();
+            List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> held = new java.util.ArrayList<>();
+            for (String host : List.of("a.test", "b.test")) {
+                held.add(client.sendAsync(HttpRequest.newBuilder(URI.create(url(host))).timeout(Duration.ofSeconds(30)).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            Thread.sleep(300);
+            long start = System.nanoTime();
+            HttpResponse<String> third = client.send(HttpRequest.newBuilder(URI.create(url("c.test"))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, third.statusCode());
+            assertTrue(System.nanoTime() - start < Duration.ofMillis(1000).toNanos(), "max_held 2: the third is answered at once");
+            for (var h : held) {
+                HttpResponse<String> r = h.get();
+                assertEquals(403, r.statusCode());
+                assertEquals("approval_required", JSON.readTree(r.body()).path("reason").asText(), "undecided: refused when the hold ends");
+            }
+        }
+    }
 }
