@@ -225,7 +225,7 @@ public final class Refusals {
             case PLAINTEXT_CREDENTIAL -> "a credential would have gone to " + target + " over plain http";
             case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects";
             case BAD_REQUEST -> "the request is malformed or ambiguous";
-            case ADMIN_UNAUTHORIZED -> "this admin call changes the proxy's state and needs the admin token";
+            case ADMIN_UNAUTHORIZED -> "this admin call needs the admin token (it changes the proxy's state, or reads the approval inbox)";
             case CREDENTIAL_BUDGET_EXCEEDED -> "a request to " + target + " would pass a credential's limit";
             case APPROVAL_REQUIRED -> target + " is not on this sandbox's allow-list; it may be approved";
             case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";

@@ -229,6 +229,12 @@ public final class ApprovalBook {
         return all;
     }
 
+    /** Whether approval {@code id} is still undecided. */
+    public synchronized boolean isPending(String id) {
+        Approval a = byId.get(id);
+        return a != null && a.state() == State.PENDING && now().isBefore(a.expires());
+    }
+
     /** Pending approvals now. */
     public synchronized int pending() {
         return (int) byId.values().stream().filter(a -> a.state() == State.PENDING).count();

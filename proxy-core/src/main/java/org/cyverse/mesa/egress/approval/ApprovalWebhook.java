@@ -33,7 +33,7 @@ import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 /**
  * {@code approvals.webhook}: tells an outside inbox (the Discovery Environment, a chat bot) of
  * each approval event with a signed POST. Never on an event loop: {@link #send} only queues; the
- * deliveries run on the background executor, each retried with back-off (1 s doubling to 60 s,
+ * deliveries run on the webhook's own thread, each retried with back-off (1 s doubling to 60 s,
  * jittered) for up to {@value #ATTEMPTS} attempts. The queue is bounded; what does not fit is
  * dropped and counted.
  *
@@ -59,6 +59,10 @@ public final class ApprovalWebhook {
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong sequence = new AtomicLong();
     private volatile SecretLease key;
+    private volatile Instant keyFetched = Instant.MIN;
+    private volatile boolean closed;
+    /** The key is read again at least this often, so a rotated secret file is used. */
+    static final Duration KEY_REFRESH = Duration.ofSeconds(60);
 
     /**
      * @param outcomes told {@code delivered}, {@code retried}, {@code failed} (gave up) or {@code dropped} (queue full)
@@ -82,6 +86,9 @@ public final class ApprovalWebhook {
 
     /** Queues the event {@code outcome} of {@code approval}; returns at once. */
     public void send(String outcome, Approval approval, String profile) {
+        if (closed) {
+            return;
+        }
         if (queued.incrementAndGet() > QUEUE) {
             queued.decrementAndGet();
             outcomes.accept("dropped");
@@ -96,10 +103,38 @@ public final class ApprovalWebhook {
         body.set("approval", ApprovalJson.of(approval));
         byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
         String delivery = UUID.randomUUID().toString();
-        background.execute(() -> attempt(delivery, "approval." + outcome, bytes, 1));
+        run(() -> attempt(delivery, "approval." + outcome, bytes, 1), 0);
+    }
+
+    /** Stops: deliveries still waiting are dropped (a reload that changed the webhook, a stop). */
+    public void close() {
+        closed = true;
+    }
+
+    /** Runs {@code task} on the webhook's thread after {@code delayMillis}; a delivery that cannot be scheduled is given up, counted. */
+    private void run(Runnable task, long delayMillis) {
+        try {
+            background.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            queued.decrementAndGet();
+            outcomes.accept("dropped");
+        }
     }
 
     private void attempt(String delivery, String event, byte[] body, int attempt) {
+        if (closed) {
+            queued.decrementAndGet();
+            outcomes.accept("dropped");
+            return;
+        }
+        try {
+            deliver(delivery, event, body, attempt);
+        } catch (RuntimeException e) {
+            retryOrGiveUp(delivery, event, body, attempt, e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private void deliver(String delivery, String event, byte[] body, int attempt) {
         HttpRequest request;
         try {
             long t = clock.instant().getEpochSecond();
@@ -135,15 +170,16 @@ public final class ApprovalWebhook {
         long base = Math.min(60_000, 1000L << (attempt - 1));
         long wait = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
         LOG.info("approvals.webhook: " + event + " (" + delivery + ") not delivered (" + why + "); retrying in " + wait + " ms");
-        background.schedule(() -> attempt(delivery, event, body, attempt + 1), wait, TimeUnit.MILLISECONDS);
+        run(() -> attempt(delivery, event, body, attempt + 1), wait);
     }
 
     private Secret key() throws SecretUnavailableException {
         SecretLease lease = key;
         Instant now = clock.instant();
-        if (lease == null || lease.expiresAt() != null && !now.isBefore(lease.expiresAt())) {
+        if (lease == null || lease.expiresAt() != null && !now.isBefore(lease.expiresAt()) || !now.isBefore(keyFetched.plus(KEY_REFRESH))) {
             lease = SecretSources.fetch(sources, secret);
             key = lease;
+            keyFetched = now;
         }
         return lease.secret();
     }

@@ -36,13 +36,17 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private final Clock clock;
     private final java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources;
     private volatile ApprovalWebhook webhook;
-    private final HeldRequests held = new HeldRequests();
+    private final HeldRequests held;
+    /** The webhook's own thread: fetching its key or waiting on its receiver never holds up the shared background threads. */
+    private final ScheduledExecutorService webhookThread = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            HostFacts.daemon("mesa-egress-webhook"));
     private java.util.concurrent.ScheduledFuture<?> sweeper;
 
     /** @param sources the secret sources, for the webhook's key */
     ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background,
             java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources) {
         this.book = new ApprovalBook(clock, this);
+        this.held = new HeldRequests(book::isPending);
         this.clock = clock;
         this.sources = sources;
         this.audit = audit;
@@ -72,11 +76,12 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
         MesaConfig.Approvals a = config.approvals();
         MesaConfig.Approvals.Webhook hook = a.enabled() ? a.webhook() : null;
         ApprovalWebhook current = webhook;
-        if (hook == null) {
-            webhook = null;
-        } else if (current == null || !current.same(hook.url(), hook.secret())) {
-            webhook = new ApprovalWebhook(hook.url(), hook.secret(), sources,
-                    org.cyverse.mesa.egress.tls.UpstreamTls.jdkContext(config.tls().upstreamCa()), background, metrics::webhookDelivery, clock);
+        if (hook == null || current == null || !current.same(hook.url(), hook.secret())) {
+            if (current != null) {
+                current.close(); // its retries to the old URL, with the old key, are dropped
+            }
+            webhook = hook == null ? null : new ApprovalWebhook(hook.url(), hook.secret(), sources,
+                    org.cyverse.mesa.egress.tls.UpstreamTls.jdkContext(config.tls().upstreamCa()), webhookThread, metrics::webhookDelivery, clock);
         }
         profile = config.profile().name();
         enabled = a.enabled();
@@ -154,5 +159,10 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
         if (sweeper != null) {
             sweeper.cancel(false);
         }
+        ApprovalWebhook hook = webhook;
+        if (hook != null) {
+            hook.close();
+        }
+        webhookThread.shutdownNow();
     }
 }

@@ -230,17 +230,17 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
 
     /** {@code approvals.hold}: waits for the decision, then takes the request up again as if it had just arrived. */
     private boolean held(Verdict verdict, HttpRequest request, Exchange exchange) {
-        if (request == resumed) {
-            return false;
-        }
-        held = proxy.held.hold(proxy.state().config(), ctx, verdict, () -> {
+        held = request == resumed ? null : proxy.held.hold(proxy.state().config(), ctx, verdict, () -> {
             held = null;
             resumed = request;
             state = State.READY;
             onHead(request);
             drain();
         }, () -> exchange.finishRefused(proxy, verdict.refusal()));
-        state = held == null ? state : State.HELD;
+        if (held != null) {
+            state = State.HELD;
+            ctx.read(); // one read while held: a client that gives up is noticed (what else arrives waits in the inbox)
+        }
         return held != null;
     }
 

@@ -69,6 +69,12 @@ final class HeldRequests {
 
     private final Map<String, Set<Held>> byApproval = new HashMap<>();
     private final AtomicInteger count = new AtomicInteger();
+    private final java.util.function.Predicate<String> pending;
+
+    /** @param pending whether an approval is still undecided (checked once a request is held, so no decision is missed) */
+    HeldRequests(java.util.function.Predicate<String> pending) {
+        this.pending = pending;
+    }
 
     /**
      * Holds the request refused by {@code verdict} when it asks for an approval and
@@ -93,7 +99,19 @@ final class HeldRequests {
         }
         Duration wait = settings.hold();
         held.timeout = ctx.executor().schedule(held::wake, wait.toMillis(), TimeUnit.MILLISECONDS);
+        if (!pending.test(approval)) {
+            held.wake(); // decided between the admission and this hold: no decision is waited for in vain
+        }
         return held;
+    }
+
+    /** The proxy stops: every held request is decided again now (and answered, as the proxy drains). */
+    void drain() {
+        java.util.List<Held> all = new java.util.ArrayList<>();
+        synchronized (this) {
+            byApproval.values().forEach(all::addAll);
+        }
+        all.forEach(Held::wake);
     }
 
     /** The approval was decided (or expired): its held requests are decided again. */

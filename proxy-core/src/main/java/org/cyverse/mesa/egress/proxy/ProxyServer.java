@@ -240,6 +240,7 @@ public final class ProxyServer implements AutoCloseable {
             proxyChannel.close().syncUninterruptibly();
         }
         long deadline = System.nanoTime() + drain.toNanos();
+        context.held.drain(); // held requests are answered now, not cut off at the end of the drain
         boolean drained = Drain.connections(context, deadline);
         // Minted keys are blocked at their issuer before the process goes: retried within what is
         // left of the drain window, at least a few seconds.

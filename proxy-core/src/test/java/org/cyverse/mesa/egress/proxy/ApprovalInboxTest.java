@@ -42,12 +42,14 @@ class ApprovalInboxTest {
     @TempDir
     Path dir;
     private HttpServer upstream;
+    private final java.util.concurrent.atomic.AtomicInteger hits = new java.util.concurrent.atomic.AtomicInteger();
     private String yaml;
 
     @BeforeEach
     void start() throws IOException {
         upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
         upstream.createContext("/", exchange -> {
+            hits.incrementAndGet();
             byte[] body = ("hello from " + exchange.getRequestHeaders().getFirst("Host") + "\n").getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
@@ -258,6 +260,40 @@ class ApprovalInboxTest {
                 assertEquals(403, r.statusCode());
                 assertEquals("approval_required", JSON.readTree(r.body()).path("reason").asText(), "undecided: refused when the hold ends");
             }
+        }
+    }
+
+    @Test
+    void aClientThatGivesUpWhileHeldIsAuditedAndNotForwardedAndAStopAnswersTheHeld() throws Exception {
+        holding("30s");
+        try (ProxyFixture proxy = proxy()) {
+            String target = url("gone.test");
+            try (var raw = new org.cyverse.mesa.egress.testkit.RawHttp(proxy.port())) {
+                raw.send("GET " + target + " HTTP/1.1\r\nHost: gone.test:" + upstream.getAddress().getPort() + "\r\n\r\n");
+                pendingId(proxy);
+            }
+            JsonNode gaveUp = proxy.awaitAuditRecord(r -> "forward".equals(r.path("mode").asText())
+                    && "approval_required".equals(r.path("reason").asText()));
+            assertEquals("gone.test", gaveUp.path("host").asText());
+            String id = pendingId(proxy);
+            assertEquals(200, call(proxy, "POST", "/approvals/" + id + "/approve", ALICE, "{\"ttl\": \"1h\"}").statusCode());
+            Thread.sleep(300);
+            assertEquals(0, hits.get(), "the request of a client that went away is not sent once approved");
+
+            HttpClient client = HttpClient.newBuilder().proxy(java.net.ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                    .build();
+            var waiting = client.sendAsync(HttpRequest.newBuilder(URI.create(url("late.test"))).timeout(Duration.ofSeconds(40)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (JSON.readTree(call(proxy, "GET", "/approvals", ALICE, null).body()).path("pending").asInt() == 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            long start = System.nanoTime();
+            proxy.server().stop(Duration.ofSeconds(10));
+            HttpResponse<String> answered = waiting.get();
+            assertEquals(403, answered.statusCode(), "a stop answers a held request instead of cutting it off");
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos(), "at once, not at the hold's or the drain's end");
         }
     }
 }

@@ -50,8 +50,15 @@ final class ApprovalsCommand {
         } catch (IOException e) {
             throw new Args.UsageException("--token-file " + args.flag("--token-file") + " cannot be read: " + e.getMessage());
         }
-        URI admin = admin(args.flag("--admin") == null ? "127.0.0.1:9090" : args.flag("--admin"));
-        boolean json = "true".equals(args.flag("--json"));
+        URI admin = admin(args.flag("--admin") == null ? "127.0.0.1:9090" : args.flag("--admin"), err);
+        String jsonFlag = args.flag("--json");
+        if (jsonFlag != null && !jsonFlag.equals("true") && !jsonFlag.equals("false")) {
+            throw new Args.UsageException("--json takes true or false, got " + jsonFlag);
+        }
+        boolean json = "true".equals(jsonFlag);
+        if (args.positional.size() > 1 && !args.positional.get(1).matches("apr_[0-9a-f]{1,64}")) {
+            throw new Args.UsageException(args.positional.get(1) + " is not an approval id (apr_..., as approvals list shows)");
+        }
         try {
             return switch (action) {
                 case "list" -> {
@@ -68,9 +75,19 @@ final class ApprovalsCommand {
                     if (args.flag("--ttl") == null) {
                         throw new Args.UsageException("approve needs --ttl: a duration such as 1h, or job for the rest of the job");
                     }
+                    try {
+                        org.cyverse.mesa.egress.approval.ApprovalTtl.parse(args.flag("--ttl"));
+                    } catch (IllegalArgumentException e) {
+                        throw new Args.UsageException("--" + e.getMessage());
+                    }
                     ObjectNode body = JSON.createObjectNode().put("ttl", args.flag("--ttl"));
                     if (args.flag("--ports") != null || args.flag("--methods") != null) {
-                        body.set("scope", scope(admin, token, args));
+                        ObjectNode scope = scope(admin, token, args);
+                        if (scope == null) {
+                            err.println("mesa-egress approvals: no approval " + args.positional.get(1) + " (approvals list shows them)");
+                            yield Main.FAILURE;
+                        }
+                        body.set("scope", scope);
                     }
                     yield decided(out, err, call(admin, "POST", "/approvals/" + args.positional.get(1) + "/approve", token, body.toString()));
                 }
@@ -109,19 +126,29 @@ final class ApprovalsCommand {
         throw new IOException("it holds no token");
     }
 
-    private static URI admin(String text) throws Args.UsageException {
+    private static URI admin(String text, PrintStream err) throws Args.UsageException {
+        URI uri;
         try {
-            URI uri = URI.create(text.contains("://") ? text : "http://" + text);
-            if (uri.getHost() == null || uri.getPort() < 0 && !text.contains("://")) {
-                throw new IllegalArgumentException("no host:port");
-            }
-            return uri;
+            uri = URI.create(text.contains("://") ? text : "http://" + text);
         } catch (IllegalArgumentException e) {
-            throw new Args.UsageException("--admin " + text + " is not HOST:PORT or a URL");
+            throw new Args.UsageException("--admin must be HOST:PORT or an http(s) URL of the admin port");
         }
+        if (uri.getHost() == null || uri.getPort() < 0 && !text.contains("://") || uri.getRawUserInfo() != null
+                || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || !(uri.getRawPath() == null
+                || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/"))) {
+            throw new Args.UsageException("--admin must be HOST:PORT or an http(s) URL of the admin port, without user or path");
+        }
+        if (uri.getScheme().equals("http") && !isLoopback(uri.getHost())) {
+            err.println("mesa-egress approvals: warning: the admin token goes to " + uri.getHost() + " over plain http");
+        }
+        return uri.resolve("/");
     }
 
-    /** The asked scope of the approval, narrowed by --ports and --methods. */
+    private static boolean isLoopback(String host) {
+        return host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]") || host.equals("::1");
+    }
+
+    /** The asked scope of the approval, narrowed by --ports and --methods; {@code null} when there is no such approval. */
     private static ObjectNode scope(URI admin, String token, Args args) throws IOException, InterruptedException, Args.UsageException {
         HttpResponse<String> r = call(admin, "GET", "/approvals", token, null);
         JsonNode asked = null;
@@ -132,8 +159,11 @@ final class ApprovalsCommand {
                 }
             }
         }
+        if (asked == null) {
+            return null;
+        }
         ObjectNode scope = JSON.createObjectNode();
-        scope.put("host", asked == null ? "" : asked.path("host").asText());
+        scope.put("host", asked.path("host").asText());
         ArrayNode ports = scope.putArray("ports");
         if (args.flag("--ports") != null) {
             for (String p : args.flag("--ports").split(",")) {
@@ -143,7 +173,7 @@ final class ApprovalsCommand {
                     throw new Args.UsageException("--ports takes port numbers separated by commas, got " + args.flag("--ports"));
                 }
             }
-        } else if (asked != null) {
+        } else {
             asked.path("ports").forEach(ports::add);
         }
         ArrayNode methods = scope.putArray("methods");

@@ -70,6 +70,18 @@ class ApprovalsCommandTest extends CommandTestBase {
             JsonNode listed = JSON.readTree(out());
             assertEquals("ops", listed.path("approvals").get(0).path("decided_by").asText(), "the token's label is who decided");
             assertEquals("[\"GET\",\"HEAD\"]", listed.path("approvals").get(0).path("granted").path("methods").toString());
+            reset();
+            assertEquals(1, run("approvals", "approve", "apr_00", "--ttl", "1h", "--ports", "443", "--admin", admin, "--token-file",
+                    token.toString()));
+            assertTrue(err().contains("no approval apr_00"), err());
+            reset();
+            assertEquals(2, run("approvals", "deny", "apr 1", "--admin", admin, "--token-file", token.toString()));
+            reset();
+            assertEquals(2, run("approvals", "approve", pypi, "--ttl", "10", "--admin", admin, "--token-file", token.toString()));
+            assertTrue(err().contains("ttl must be a whole number"), err());
+            reset();
+            assertEquals(2, run("approvals", "list", "--admin", "http://user:pw@127.0.0.1:1", "--token-file", token.toString()));
+            assertTrue(!err().contains("pw"), "credentials in --admin are not echoed: " + err());
         }
         reset();
         assertEquals(1, run("approvals", "list", "--admin", "127.0.0.1:1", "--token-file", token.toString()));
