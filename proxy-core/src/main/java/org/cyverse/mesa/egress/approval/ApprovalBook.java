@@ -84,10 +84,7 @@ public final class ApprovalBook {
      * grant covers the host and port.
      */
     public Decision grant(Target target) {
-        List<Change> changes = new ArrayList<>();
-        Decision decision;
-        synchronized (this) {
-            expire(now(), changes);
+        Decision decision = changing((now, changes) -> {
             if (grants == null) {
                 List<Rule> rules = new ArrayList<>();
                 for (Approval a : byId.values()) {
@@ -97,9 +94,8 @@ public final class ApprovalBook {
                 }
                 grants = new Policy(profile, List.of(), rules);
             }
-            decision = grants.allowRules().isEmpty() ? null : grants.decide(target);
-        }
-        fire(changes);
+            return grants.allowRules().isEmpty() ? null : grants.decide(target);
+        });
         if (decision == null || decision.outcome() == Decision.Outcome.DENY && (decision.rule() == null
                 || decision.reason() == Reason.PORT_NOT_ALLOWED)) {
             return null; // no grant for this host and port: another port of a granted host may be asked for
@@ -114,15 +110,7 @@ public final class ApprovalBook {
      * pending a new one gets {@code full}.
      */
     public Ask ask(String host, int port) {
-        List<Change> changes = new ArrayList<>();
-        Ask ask;
-        synchronized (this) {
-            Instant now = now();
-            expire(now, changes);
-            ask = askLocked(host, port, now, changes);
-        }
-        fire(changes);
-        return ask;
+        return changing((now, changes) -> askLocked(host, port, now, changes));
     }
 
     private Ask askLocked(String host, int port, Instant now, List<Change> changes) {
@@ -159,50 +147,40 @@ public final class ApprovalBook {
      * {@code ttl} from now ({@code null}: the job's lifetime).
      */
     public Result approve(String id, ApprovalScope scope, Duration ttl, String by) {
-        List<Change> changes = new ArrayList<>();
-        Result result;
-        synchronized (this) {
-            Instant now = now();
-            expire(now, changes);
+        return changing((now, changes) -> {
             Approval a = byId.get(id);
-            result = undecidable(id, a);
-            if (result == null) {
-                ApprovalScope granted = scope == null ? a.asked() : scope;
-                String wider = granted.widening(a.asked());
-                if (wider != null) {
-                    result = new Result(400, wider, a);
-                } else {
-                    Approval approved = a.approved(granted, ttl == null ? null : now.plus(ttl), by, now);
-                    byId.put(id, approved);
-                    grants = null;
-                    nextExpiry = null;
-                    changes.add(new Change("approved", approved));
-                    result = new Result(200, "approved " + granted.describe() + (ttl == null ? " for the job" : " for " + ApprovalTtl.describe(ttl)), approved);
-                }
+            Result undecidable = undecidable(id, a);
+            if (undecidable != null) {
+                return undecidable;
             }
-        }
-        fire(changes);
-        return result;
+            ApprovalScope granted = scope == null ? a.asked() : scope;
+            String wider = granted.widening(a.asked());
+            if (wider != null) {
+                return new Result(400, wider, a);
+            }
+            Approval approved = a.approved(granted, ttl == null ? null : now.plus(ttl), by, now);
+            byId.put(id, approved);
+            grants = null;
+            nextExpiry = null;
+            changes.add(new Change("approved", approved));
+            return new Result(200, "approved " + granted.describe() + (ttl == null ? " for the job" : " for " + ApprovalTtl.describe(ttl)),
+                    approved);
+        });
     }
 
     /** Denies pending {@code id}: the host's requests are refused without a new request for {@code pending_ttl}. */
     public Result deny(String id, String by) {
-        List<Change> changes = new ArrayList<>();
-        Result result;
-        synchronized (this) {
-            Instant now = now();
-            expire(now, changes);
+        return changing((now, changes) -> {
             Approval a = byId.get(id);
-            result = undecidable(id, a);
-            if (result == null) {
-                Approval denied = a.denied(by, now, now.plus(pendingTtl));
-                byId.put(id, denied);
-                changes.add(new Change("denied", denied));
-                result = new Result(200, "denied " + a.asked().describe(), denied);
+            Result undecidable = undecidable(id, a);
+            if (undecidable != null) {
+                return undecidable;
             }
-        }
-        fire(changes);
-        return result;
+            Approval denied = a.denied(by, now, now.plus(pendingTtl));
+            byId.put(id, denied);
+            changes.add(new Change("denied", denied));
+            return new Result(200, "denied " + a.asked().describe(), denied);
+        });
     }
 
     private static Result undecidable(String id, Approval a) {
@@ -219,14 +197,7 @@ public final class ApprovalBook {
 
     /** Every approval, oldest first: pending, in force and the recent history. */
     public List<Approval> list() {
-        List<Change> changes = new ArrayList<>();
-        List<Approval> all;
-        synchronized (this) {
-            expire(now(), changes);
-            all = List.copyOf(byId.values());
-        }
-        fire(changes);
-        return all;
+        return changing((now, changes) -> List.copyOf(byId.values()));
     }
 
     /** Whether approval {@code id} is still undecided. */
@@ -242,11 +213,23 @@ public final class ApprovalBook {
 
     /** Ends what has run out, telling the listener: for a timer, when no request comes to do it. */
     public void sweep() {
+        changing((now, changes) -> null);
+    }
+
+    /**
+     * Runs {@code step} under the book's lock, after ending what ran out by now; the changes it
+     * and the expiry made are told to the listener after the lock is left.
+     */
+    private <T> T changing(java.util.function.BiFunction<Instant, List<Change>, T> step) {
         List<Change> changes = new ArrayList<>();
+        T result;
         synchronized (this) {
-            expire(now(), changes);
+            Instant now = now();
+            expire(now, changes);
+            result = step.apply(now, changes);
         }
         fire(changes);
+        return result;
     }
 
     /**
