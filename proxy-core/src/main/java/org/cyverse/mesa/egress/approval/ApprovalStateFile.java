@@ -72,10 +72,18 @@ public final class ApprovalStateFile {
      * egress, so whoever could write it (the agent, through a shared volume) could grant itself.
      */
     private static void trusted(Path file) throws IOException {
-        String me = System.getProperty("user.name");
-        String owner = Files.getOwner(file).getName();
-        if (me != null && !me.equals(owner)) {
-            throw new IOException("it is owned by " + owner + ", not by the proxy's user " + me);
+        // The proxy's own user, as the file system sees it: the owner of a file it makes now (a
+        // numeric UID without a passwd entry, as in the image, is named the same way).
+        Path probe = Files.createTempFile(file.toAbsolutePath().getParent(), ".owner", ".tmp");
+        java.nio.file.attribute.UserPrincipal me;
+        try {
+            me = Files.getOwner(probe);
+        } finally {
+            Files.deleteIfExists(probe);
+        }
+        java.nio.file.attribute.UserPrincipal owner = Files.getOwner(file);
+        if (!owner.equals(me)) {
+            throw new IOException("it is owned by " + owner.getName() + ", not by the proxy's user " + me.getName());
         }
         try {
             Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);

@@ -106,6 +106,15 @@ class ApprovalBookTest {
         Files.writeString(file.path(), String.format(grant, "docs.example.org", "docs.example.org", "443"));
         Files.setPosixFilePermissions(file.path(), java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
         assertEquals(List.of(), file.load(), "a file others may write grants nothing");
+
+        Files.writeString(file.path(), String.format(grant, "docs.example.org", "docs.example.org", "443"));
+        Files.setPosixFilePermissions(file.path(), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        try {
+            Files.setOwner(file.path(), file.path().getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        } catch (java.io.IOException e) {
+            return; // not root here: cannot give the file away to try it
+        }
+        assertEquals(List.of(), file.load(), "a file another user owns grants nothing");
     }
 
     @Test

@@ -193,6 +193,14 @@ class ApprovalInboxTest {
         try (ProxyFixture restarted = proxy()) {
             Curl.Result result = Curl.through(restarted.port(), url("docs.test"));
             assertEquals("hello from docs.test:" + upstream.getAddress().getPort() + "\n", result.out(), "no second approval needed");
+            // A reload keeps it too (a new deny entry elsewhere, the grant untouched).
+            restarted.rewriteConfig(yaml.replace("deny:\n", "deny:\n  - host: \"other.test\"\n"));
+            try (ConfigReloader reloader = new ConfigReloader(restarted.configFile(), ProxyFixture.loader(),
+                    org.cyverse.mesa.egress.config.Overrides.NONE, restarted.server())) {
+                assertTrue(reloader.reloadNow("test"));
+            }
+            assertEquals(2, restarted.server().config().deny().size(), "the reload was applied");
+            assertEquals("hello from docs.test:" + upstream.getAddress().getPort() + "\n", Curl.through(restarted.port(), url("docs.test")).out());
         }
     }
 

@@ -167,6 +167,18 @@ class ManifestsTest {
         }
         assertTrue(pod.getSecurityContext().getFsGroup() == null, "an fsGroup would reach the agent too");
 
+        // The approval inbox under the A1 profiles, its state in a memory volume only the proxy mounts.
+        assertEquals(config.profile().approvable(), config.approvals().enabled(), "the inbox is on exactly where the profile is A1");
+        if (config.approvals().enabled()) {
+            assertEquals(config.approvals().stateFile().getParent().toString(), mount(proxy, "mesa-egress-state").getMountPath());
+            assertEquals("Memory", volume(pod, "mesa-egress-state").getEmptyDir().getMedium());
+            for (Container c : allContainers(pod)) {
+                if (c != proxy) {
+                    assertNull(mountOrNull(c, "mesa-egress-state"), c.getName() + " could write the approvals state file");
+                }
+            }
+        }
+
         String expectedProfile = name.substring(0, 2).toUpperCase();
         assertEquals(expectedProfile, config.profile().name());
     }
