@@ -89,7 +89,13 @@ class ApprovalWebhookTest {
                 assertEquals("pypi.test", body.path("approval").path("asked").path("host").asText());
             }
             assertEquals("approved", JSON.readTree(received.get(1).body()).path("approval").path("state").asText());
+            // Counted when the proxy has the receiver's answer, a moment after the receiver has the body.
             String metrics = new String(proxy.server().metrics().scrape());
+            for (long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                    !metrics.contains("outcome=\"delivered\"} 2.0") && System.nanoTime() < deadline; ) {
+                Thread.sleep(20);
+                metrics = new String(proxy.server().metrics().scrape());
+            }
             assertTrue(metrics.contains("mesa_egress_approval_webhook_total{outcome=\"retried\"} 1.0"), metrics);
             assertTrue(metrics.contains("mesa_egress_approval_webhook_total{outcome=\"delivered\"} 2.0"), metrics);
             assertFalse((proxy.auditText() + metrics + refused.out()).contains(KEY), "the key goes nowhere but into signatures");
