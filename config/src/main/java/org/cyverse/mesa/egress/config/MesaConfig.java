@@ -113,8 +113,11 @@ public record MesaConfig(
      * {@code tls:}.
      *
      * @param upstreamCa {@code null} for "system", else a PEM file added to the system trust
+     * @param explainRefusals (an extension, default on) whether a refused CONNECT is answered inside
+     *     TLS terminated with the interception CA, so that clients which show no CONNECT answer
+     *     show the refusal's body
      */
-    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept) {}
+    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {}
 
     /**
      * {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent.

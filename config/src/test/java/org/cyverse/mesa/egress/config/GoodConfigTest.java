@@ -68,7 +68,7 @@ class GoodConfigTest {
         assertEquals(Set.of(), deny.ports(), "a deny entry without ports covers every port");
 
         assertEquals(new MesaConfig.Network(List.of(), Duration.ofSeconds(5), Duration.ofSeconds(10)), config.network());
-        assertEquals(new MesaConfig.Tls(Path.of("/run/mesa-egress/ca.pem"), Path.of("/run/mesa-egress/ca.key"), null, InterceptMode.AUTO),
+        assertEquals(new MesaConfig.Tls(Path.of("/run/mesa-egress/ca.pem"), Path.of("/run/mesa-egress/ca.key"), null, InterceptMode.AUTO, true),
                 config.tls());
 
         CredentialSpec anthropic = config.credentials().get(0);
@@ -118,7 +118,7 @@ class GoodConfigTest {
         assertEquals(List.of(), config.allow());
         assertEquals(List.of(), config.deny());
         assertEquals(new MesaConfig.Network(List.of(), Duration.ofSeconds(5), Duration.ofSeconds(10)), config.network());
-        assertEquals(new MesaConfig.Tls(caDir.resolve("ca.pem"), caDir.resolve("ca.key"), null, InterceptMode.AUTO), config.tls());
+        assertEquals(new MesaConfig.Tls(caDir.resolve("ca.pem"), caDir.resolve("ca.key"), null, InterceptMode.AUTO, true), config.tls());
         assertEquals(List.of(), config.credentials());
         assertNull(config.broker());
         assertEquals(MesaConfig.Audit.stdout(), config.audit());

@@ -88,8 +88,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         if (ConnectionGate.overLimit(ctx.channel())) {
-            int max = proxy.state().config().limits().maxConnections();
-            answer(Exchange.begin(proxy, ctx.channel(), null), Refusals.of(Reason.OVERLOADED, null, proxy.state().profile(), "limit " + max), true);
+            answer(Exchange.begin(proxy, ctx.channel(), null), Refusals.of(Reason.OVERLOADED, null, proxy.state().profile(),
+                    "limit " + proxy.state().config().limits().maxConnections()), true);
             return;
         }
         ctx.read();
@@ -189,7 +189,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         if (HttpMethod.CONNECT.equals(request.method())) {
             Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
             if (!verdict.allowed()) {
-                if (!held(verdict, request, exchange)) {
+                if (held(verdict, request, exchange)) {
+                    return;
+                }
+                if (RefusalTunnel.opened(proxy, ctx, exchange, verdict)) {
+                    state = State.TUNNELING; // the refusal is told inside TLS: this handler will be replaced
+                } else {
                     answer(exchange, verdict.refusal(), true);
                 }
                 return;
@@ -237,10 +242,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
             onHead(request);
             drain();
         }, () -> exchange.finishRefused(proxy, verdict.refusal()));
-        if (held != null) {
-            state = State.HELD;
-            ctx.read(); // one read while held: a client that gives up is noticed (what else arrives waits in the inbox)
-        }
+        state = held != null ? State.HELD : state;
         return held != null;
     }
 
@@ -292,9 +294,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     }
 
     private void releaseInbox() {
-        Object m;
-        while ((m = inbox.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
+        inbox.forEach(ReferenceCountUtil::release);
+        inbox.clear();
     }
 }

@@ -102,6 +102,7 @@ final class HeldRequests {
         if (!pending.test(approval)) {
             held.wake(); // decided between the admission and this hold: no decision is waited for in vain
         }
+        ctx.read(); // one read while held: a client that gives up is noticed (what else arrives waits, unhandled)
         return held;
     }
 

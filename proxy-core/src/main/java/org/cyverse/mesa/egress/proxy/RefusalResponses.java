@@ -34,6 +34,16 @@ final class RefusalResponses {
         return ctx.writeAndFlush(render(refusal, proxy.state().profile(), close));
     }
 
+    /**
+     * The status with the reason code and error as its reason phrase ({@code 403 host_not_allowed:
+     * evil.example is not allowed ...}): clients that show no body of a CONNECT answer (urllib,
+     * Go, the JDK) print the phrase. Printable ASCII only, at most 200 characters.
+     */
+    static HttpResponseStatus status(Refusal refusal) {
+        String phrase = (refusal.reason().code() + ": " + refusal.error()).replaceAll("[^\\x20-\\x7e]", "?");
+        return new HttpResponseStatus(refusal.status(), phrase.length() <= 200 ? phrase : phrase.substring(0, 197) + "...");
+    }
+
     static FullHttpResponse render(Refusal refusal, String profile, boolean close) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", refusal.error());
@@ -48,7 +58,7 @@ final class RefusalResponses {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(refusal.status()),
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status(refusal),
                 Unpooled.wrappedBuffer(bytes, new byte[] {'\n'}));
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)

@@ -9,7 +9,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import java.util.function.BiFunction;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Refusal;
@@ -26,7 +25,7 @@ final class TunnelSetup {
 
     private static final Logger LOG = Logger.getLogger(TunnelSetup.class.getName());
 
-    private static final HttpResponseStatus ESTABLISHED = new HttpResponseStatus(200, "Connection Established");
+    static final HttpResponseStatus ESTABLISHED = new HttpResponseStatus(200, "Connection Established");
 
     private final ProxyContext proxy;
     private final ChannelHandlerContext ctx;
@@ -102,15 +101,7 @@ final class TunnelSetup {
 
         @Override
         public Future<SslContext> context(ChannelHandlerContext sni) {
-            Promise<SslContext> promise = sni.executor().newPromise();
-            proxy.leaves.serverContext(destination).whenComplete((context, error) -> {
-                if (error != null) {
-                    promise.tryFailure(error);
-                } else {
-                    promise.trySuccess(context);
-                }
-            });
-            return promise;
+            return proxy.leaves.serverContext(sni.executor(), destination);
         }
 
         @Override

@@ -67,6 +67,19 @@ public final class LeafCertificates {
                 .buildAsync();
     }
 
+    /** {@link #serverContext(Destination)} as a Netty future completing on {@code executor}, for a pipeline that waits on it. */
+    public io.netty.util.concurrent.Future<SslContext> serverContext(io.netty.util.concurrent.EventExecutor executor, Destination destination) {
+        io.netty.util.concurrent.Promise<SslContext> promise = executor.newPromise();
+        serverContext(destination).whenComplete((context, error) -> {
+            if (error != null) {
+                promise.tryFailure(error);
+            } else {
+                promise.trySuccess(context);
+            }
+        });
+        return promise;
+    }
+
     /**
      * The server context presenting the leaf for {@code destination.host()}, ALPN offering
      * {@code http/1.1}.

@@ -68,9 +68,22 @@ class CurlClientTest {
     }
 
     @Test
-    void curlReportsARefusedConnect() throws Exception {
+    void curlShowsTheRefusalOfAnHttpsHostToo() throws Exception {
+        java.nio.file.Path ca = java.nio.file.Files.createTempFile("mesa-ca", ".pem");
+        try {
+            java.nio.file.Files.write(ca, proxy.server().ca().pem());
+            Curl.Result r = curl("--cacert", ca.toString(), "-w", "\n%{http_code}", "https://example.org/");
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().contains("\"reason\":\"host_not_allowed\"") && r.out().contains("\"hint\":"), r.out());
+            assertTrue(r.out().endsWith("\n403"), r.out());
+        } finally {
+            java.nio.file.Files.deleteIfExists(ca);
+        }
+    }
+
+    @Test
+    void curlWithoutTheProxysCaFailsOnTheCertificateInstead() throws Exception {
         Curl.Result r = curl("https://example.org/");
-        assertEquals(56, r.exit(), "curl's 'failure receiving network data' for a refused CONNECT: " + r.err());
-        assertTrue(r.err().contains("403"), r.err());
+        assertEquals(60, r.exit(), "curl's 'peer certificate cannot be authenticated': the agent must trust the proxy's CA: " + r.err());
     }
 }

@@ -197,12 +197,15 @@ class KillSwitchTest {
         }
     }
 
-    /** A CONNECT to the gateway, as a client's first step (the JDK client does not show a refused CONNECT's answer). */
+    /**
+     * A request to the gateway from a real client that trusts the proxy's CA: the refused CONNECT is
+     * told inside TLS (tls.explain_refusals), so the client reads the status, reason and body.
+     */
     private RawHttp.Response connect(ProxyFixture proxy) throws Exception {
-        try (RawHttp raw = new RawHttp(proxy.port())) {
-            String target = "localhost:" + litellm.port();
-            return raw.send("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n").read();
-        }
+        HttpResponse<String> r = proxy.interceptingClient().send(HttpRequest.newBuilder(URI.create(litellm.url() + "/v1/models"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return new RawHttp.Response("HTTP/1.1 " + r.statusCode(), r.statusCode(),
+                java.util.Map.of("x-mesa-egress-reason", r.headers().firstValue("X-Mesa-Egress-Reason").orElse("")), r.body());
     }
 
     private void awaitBlocked(String key) throws Exception {

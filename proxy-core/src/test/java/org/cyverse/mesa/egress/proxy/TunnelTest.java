@@ -43,7 +43,9 @@ class TunnelTest {
         upstream.start();
         upstream.stubFor(get("/secure").willReturn(aResponse().withStatus(200).withBody("over tls")));
         witness = new TouchRecorder("127.0.0.1");
+        // The CONNECT answers themselves: refusals are not told inside TLS here (ReadableHttpsRefusalTest is the default).
         proxy = ProxyFixture.start("profile: P2\n"
+                + "tls:\n  explain_refusals: false\n"
                 + "allow:\n"
                 + "  - host: \"localhost\"\n    ports: [" + upstream.httpsPort() + ", " + witness.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n");
@@ -90,6 +92,7 @@ class TunnelTest {
         try (RawHttp raw = new RawHttp(proxy.port())) {
             RawHttp.Response response = raw.send("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n").read();
             assertEquals(403, response.status());
+            assertTrue(response.statusLine().startsWith("HTTP/1.1 403 host_not_allowed: example.org is not allowed"), response.statusLine());
             assertEquals("host_not_allowed", response.header("X-Mesa-Egress-Reason"));
             assertTrue(response.body().contains("\"hint\""));
             assertTrue(raw.closedByPeer(2000));
