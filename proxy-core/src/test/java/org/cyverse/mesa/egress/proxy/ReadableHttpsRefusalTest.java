@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A refused HTTPS host, as real clients show it (issue 18): with a CA, the refusal is told inside
- * TLS, so curl, Python and the JDK each get the 403 with its reason and hint; nothing is dialled
+ * TLS, so curl, Python's urllib and requests, Node and the JDK each get the 403 with its reason and hint; nothing is dialled
  * (the name is never even resolved) and the refusal is audited once. Without it, the CONNECT
  * answer's reason phrase carries the reason.
  */
@@ -72,15 +72,40 @@ class ReadableHttpsRefusalTest {
             assertEquals(0, python.exit(), python.err());
             assertTrue(python.out().startsWith("403 host_not_allowed profile P2 does not allow exfil.example.org"), python.out());
 
+            Python.Result requests = Python.through(proxy.port(), ca(proxy), String.join("\n",
+                    "import os, requests",
+                    "r = requests.get('https://exfil.example.org/', timeout=10, verify=os.environ['SSL_CERT_FILE'])",
+                    "print(r.status_code, r.headers['X-Mesa-Egress-Reason'], r.json()['hint'])"));
+            assertEquals(0, requests.exit(), requests.err());
+            assertTrue(requests.out().startsWith("403 host_not_allowed profile P2 does not allow exfil.example.org"), requests.out());
+
+            // Node's core modules, as https-proxy-agent drives them: CONNECT, then TLS to the target over that socket.
+            Process node = new ProcessBuilder("node", "-e", String.join("\n",
+                    "const http = require('http'), tls = require('tls'), fs = require('fs');",
+                    "const req = http.request({host: '127.0.0.1', port: " + proxy.port() + ", method: 'CONNECT', path: 'exfil.example.org:443'});",
+                    "req.on('connect', (res, socket) => {",
+                    "  const t = tls.connect({socket, servername: 'exfil.example.org', ca: fs.readFileSync('" + ca(proxy) + "')}, () =>",
+                    "    t.write('GET / HTTP/1.1\\r\\nHost: exfil.example.org\\r\\nConnection: close\\r\\n\\r\\n'));",
+                    "  let text = ''; t.on('data', c => text += c);",
+                    "  t.on('end', () => { const body = JSON.parse(text.split('\\r\\n\\r\\n')[1]);",
+                    "    console.log(text.split('\\r\\n')[0] + ' | ' + body.hint); });",
+                    "});",
+                    "req.end();")).start();
+            String nodeOut = new String(node.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String nodeErr = new String(node.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(node.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(nodeOut.startsWith("HTTP/1.1 403 host_not_allowed: exfil.example.org is not allowed"), nodeOut + nodeErr);
+            assertTrue(nodeOut.contains("| profile P2 does not allow exfil.example.org"), nodeOut);
+
             HttpResponse<String> jdk = proxy.interceptingClient().send(HttpRequest.newBuilder(URI.create("https://exfil.example.org/"))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(403, jdk.statusCode());
             assertEquals("host_not_allowed", JSON.readTree(jdk.body()).path("reason").asText());
 
             assertEquals(List.of(), resolved, "nothing dialled, not even resolved");
-            List<JsonNode> records = proxy.awaitAudit(3);
+            List<JsonNode> records = proxy.awaitAudit(5);
             Thread.sleep(100);
-            assertEquals(3, proxy.auditRecords().size(), "one record per refused CONNECT, none for the request inside");
+            assertEquals(5, proxy.auditRecords().size(), "one record per refused CONNECT (five clients), none for the request inside");
             for (JsonNode r : records) {
                 assertEquals("tunnel", r.path("mode").asText());
                 assertEquals("host_not_allowed", r.path("reason").asText());
