@@ -164,9 +164,20 @@ public record MesaConfig(
      *     a body up to this size reaches the upstream only once all of it was found clean
      * @param scanHoldTotalBytes the most body bytes held for all requests at once (an extension):
      *     a request that would pass it is refused 503 {@code overloaded}
+     * @param upstreamFirstByteTimeout how long an upstream may take to begin its answer (an extension,
+     *     default 10 minutes: a slow LLM completion); {@code idleTimeout} then bounds each quiet stretch
      */
     public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,
-            long scanHoldTotalBytes) {
+            long scanHoldTotalBytes, Duration upstreamFirstByteTimeout) {
+
+        /** The default for {@code upstream_first_byte_timeout}. */
+        public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofMinutes(10);
+
+        /** Limits with the default first-byte timeout. */
+        public Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,
+                long scanHoldTotalBytes) {
+            this(maxConnections, maxHeaderBytes, headerTimeout, idleTimeout, scanHoldBytes, scanHoldTotalBytes, DEFAULT_FIRST_BYTE_TIMEOUT);
+        }
 
         /** SPEC.md's default for {@code scan_hold_bytes}: 1 MiB. */
         public static final int DEFAULT_SCAN_HOLD_BYTES = 1 << 20;

@@ -15,7 +15,7 @@ final class SettingsReader {
     static final List<String> TLS_KEYS = List.of("ca_cert", "ca_key", "upstream_ca", "intercept", "explain_refusals");
     static final List<String> AUDIT_KEYS = List.of("sink");
     static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes",
-            "scan_hold_total_bytes");
+            "scan_hold_total_bytes", "upstream_first_byte_timeout");
 
     /** Where the interception CA is created when the config names none, relative to the base directory. */
     static final String DEFAULT_CA_DIR = ".mesa-egress";
@@ -108,6 +108,7 @@ final class SettingsReader {
                 limits.duration("header_timeout", Duration.ofSeconds(10)),
                 limits.duration("idle_timeout", Duration.ofSeconds(60)),
                 limits.integer("scan_hold_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_BYTES, 0, 64 << 20),
-                limits.integer("scan_hold_total_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_TOTAL_BYTES, 65536, Integer.MAX_VALUE));
+                limits.integer("scan_hold_total_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_TOTAL_BYTES, 65536, Integer.MAX_VALUE),
+                limits.duration("upstream_first_byte_timeout", MesaConfig.Limits.DEFAULT_FIRST_BYTE_TIMEOUT));
     }
 }

@@ -252,7 +252,8 @@ public final class Refusals {
                     + " (chain or name); if it is signed by a private CA, add that CA with tls.upstream_ca";
             case DNS_FAILURE -> "check the host name; the proxy resolves names itself, once, with network.dns_timeout";
             case UPSTREAM_UNREACHABLE -> "the upstream refused or dropped the connection; check that it is up and listening on that port";
-            case UPSTREAM_TIMEOUT -> "the upstream did not answer within network.connect_timeout or limits.idle_timeout; retry later";
+            case UPSTREAM_TIMEOUT -> "the upstream did not connect within network.connect_timeout, begin its answer within"
+                    + " limits.upstream_first_byte_timeout, or went quiet for limits.idle_timeout; retry later";
             case OVERLOADED -> "retry shortly; an operator can raise limits.max_connections";
             case BAD_REQUEST -> "send a well-formed HTTP/1.1 request through the proxy (HTTP_PROXY / HTTPS_PROXY)";
             case ADMIN_UNAUTHORIZED -> "send Authorization: Bearer <the token in admin.token_file>; without admin.token_file configured,"

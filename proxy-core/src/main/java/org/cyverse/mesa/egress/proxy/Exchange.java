@@ -119,6 +119,15 @@ final class Exchange {
         finish(proxy, Reason.ALLOWED, status, null, null);
     }
 
+    /**
+     * Records a response cut short after its head went out with {@code status} (a timeout, the
+     * upstream gone): the reason is the failure's, the status what the client got, the rule says
+     * it was truncated. Never a plain allow.
+     */
+    void finishCutShort(ProxyContext proxy, Refusal failure, int status) {
+        finish(proxy, failure.reason(), status, failure.host(), "truncated: " + failure.error());
+    }
+
     /** Records a refusal: an answer given, or a tunnel closed for it. */
     void finishRefused(ProxyContext proxy, Refusal refusal) {
         finish(proxy, refusal.reason(), refusal.status(), refusal.host(), refusal.rule());

@@ -103,6 +103,7 @@ final class ForwardExchange implements UpstreamListener {
         link = upstream;
         phase = Phase.ACTIVE;
         link.handler.listener = this;
+        link.handler.awaitFirstByte();
         upload.attach(link.channel, destination, tls, credentialHost);
     }
 
@@ -244,7 +245,8 @@ final class ForwardExchange implements UpstreamListener {
 
     @Override
     public void upstreamIdle() {
-        failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, "no answer");
+        failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, download == Download.STREAMING ? "quiet for limits.idle_timeout in mid-response"
+                : "no answer within limits.upstream_first_byte_timeout");
     }
 
     private void failBeforeAnswer(Reason reason, String detail) {
@@ -258,12 +260,10 @@ final class ForwardExchange implements UpstreamListener {
      * body's end, so the upstream never sees a complete request.
      */
     void abandon(Refusal refusal) {
-        if (phase == Phase.DONE) {
-            return;
-        }
-        if (download == Download.AWAITING || download == Download.INTERIM) {
+        if (phase != Phase.DONE && (download == Download.AWAITING || download == Download.INTERIM)) {
             fail(refusal);
-        } else {
+        } else if (phase != Phase.DONE) {
+            exchange.finishCutShort(proxy, refusal, status); // the answer had begun: the record says it was cut, and why
             clientGone();
             ctx.close();
         }

@@ -54,6 +54,7 @@ final class Pipelines {
     static ChannelInitializer<Channel> upstream(ProxyState state, Destination destination, boolean tls, UpstreamHandler handler) {
         int maxHeader = state.config().limits().maxHeaderBytes();
         long idleMillis = state.config().limits().idleTimeout().toMillis();
+        handler.firstByteNanos = state.config().limits().upstreamFirstByteTimeout().toNanos();
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {

@@ -16,6 +16,15 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
 
     /** The exchange using this connection, or {@code null} while it is parked. */
     UpstreamListener listener;
+    /** {@code limits.upstream_first_byte_timeout}: while a request waits for its answer to begin, idle time is not yet a timeout. */
+    long firstByteNanos;
+    /** When the exchange now using the connection began (nanoTime), until its first response byte; 0 otherwise. */
+    private long awaitingSince;
+
+    /** A request goes out now: until its answer begins, the first-byte timeout applies instead of the idle one. */
+    void awaitFirstByte() {
+        awaitingSince = System.nanoTime();
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -25,6 +34,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        awaitingSince = 0;
         listener.onResponse((HttpObject) msg);
     }
 
@@ -52,6 +62,9 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (evt instanceof IdleStateEvent) {
+            if (listener != null && awaitingSince != 0 && System.nanoTime() - awaitingSince < firstByteNanos) {
+                return; // a slow answer (an LLM completion) that has not begun: checked again after the next idle period
+            }
             if (listener != null) {
                 listener.upstreamIdle();
             } else {
