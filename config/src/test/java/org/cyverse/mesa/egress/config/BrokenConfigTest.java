@@ -39,7 +39,7 @@ class BrokenConfigTest {
             version-wrong.yaml | 1: version: | must be 1
             unknown-key.yaml | 2: profil: | did you mean "profile"?
             unknown-nested-key.yaml | 4: allow[0].port: | did you mean "ports"?
-            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout, scan_hold_bytes, scan_hold_total_bytes)
+            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout, scan_hold_bytes, scan_hold_total_bytes, upstream_first_byte_timeout)
             duplicate-key.yaml | 3: profile: | duplicate key (first at line 2)
             wrong-type-list.yaml | 2: allow: | expected a list, got the string "example.org"
             wrong-type-ports.yaml | 4: allow[0].ports: | expected a list, got the number 443; write [443]
