@@ -73,7 +73,8 @@ class LimitsAndTimeoutsTest {
     void anUpstreamThatNeverAnswersIs504() throws Exception {
         try (TouchRecorder silent = new TouchRecorder("127.0.0.1");
                 ProxyFixture proxy = ProxyFixture.start("profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + silent.port() + "]\n"
-                        + "network:\n  allow_private: [\"127.0.0.1/32\"]\nlimits:\n  idle_timeout: 400ms\n");
+                        + "network:\n  allow_private: [\"127.0.0.1/32\"]\nlimits:\n  idle_timeout: 400ms\n"
+                        + "  upstream_first_byte_timeout: 800ms\n"); // the answer never begins: the first-byte timeout
                 RawHttp raw = new RawHttp(proxy.port())) {
             RawHttp.Response response = raw.send("GET http://127.0.0.1:" + silent.port() + "/ HTTP/1.1\r\nHost: x\r\n\r\n").read();
             assertEquals(504, response.status());
