@@ -64,6 +64,11 @@ class ManifestsTest {
     @TempDir
     Path dir;
 
+    /** The host of a proxy URL such as {@code http://127.0.0.1:3128}. */
+    private static String host(String proxyUrl) {
+        return java.net.URI.create(proxyUrl).getHost();
+    }
+
     /** The variables every agent container gets, sidecar or proxy pod; {@code PROXY} is the proxy's URL. */
     private static Map<String, String> agentEnvironment(String proxy) {
         return Map.ofEntries(
@@ -74,7 +79,9 @@ class ManifestsTest {
                 Map.entry("CURL_CA_BUNDLE", SHARE + "/bundle.pem"), Map.entry("GIT_SSL_CAINFO", SHARE + "/bundle.pem"),
                 Map.entry("NODE_EXTRA_CA_CERTS", SHARE + "/ca.pem"),
                 Map.entry("JAVA_TOOL_OPTIONS", "-Djavax.net.ssl.trustStore=" + SHARE + "/truststore.p12 "
-                        + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=changeit"),
+                        + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=changeit"
+                        + " -Dhttp.proxyHost=" + host(proxy) + " -Dhttp.proxyPort=3128 -Dhttps.proxyHost=" + host(proxy)
+                        + " -Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.0.0.1"),
                 Map.entry("ANTHROPIC_API_KEY", "sk-ant-sentinel"), Map.entry("GH_TOKEN", "proxy-injected"));
     }
 
@@ -376,6 +383,60 @@ class ManifestsTest {
         String killName = volume(pod, "mesa-egress-kill").getConfigMap().getName();
         assertEquals("mesa-egress-kill-a42", killName, "the name an operator patches for this job");
         assertKillFileIsFalse(objects, killName);
+    }
+
+    /**
+     * The JDK ignores HTTPS_PROXY: the agent's JAVA_TOOL_OPTIONS, exactly as the P2 manifest gives
+     * them (the proxy's port and the share dir moved to this test's), take a plain JDK program
+     * through the real proxy: an allowed host answers, a refused HTTPS host's refusal is read.
+     */
+    @Test
+    void theAgentsJavaEnvironmentAloneTakesAJdkProgramThroughTheProxy() throws Exception {
+        String options = env(container(podSpec(load("p2-background")), "agent")).get("JAVA_TOOL_OPTIONS");
+        com.sun.net.httpserver.HttpServer upstream = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 4);
+        upstream.createContext("/", exchange -> {
+            byte[] body = "hello agent".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        upstream.start();
+        String yaml = "profile: P2\negress: N2\nallow:\n  - host: \"agent.test\"\n    ports: [" + upstream.getAddress().getPort() + "]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n";
+        try (org.cyverse.mesa.egress.testkit.ProxyFixture proxy = org.cyverse.mesa.egress.testkit.ProxyFixture.start(yaml,
+                host -> List.of(java.net.InetAddress.getByName("127.0.0.1")))) {
+            Path share = Files.createDirectories(dir.resolve("share"));
+            java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            store.setCertificateEntry("mesa-egress", proxy.server().ca().certificate());
+            try (var out = Files.newOutputStream(share.resolve("truststore.p12"))) {
+                store.store(out, "changeit".toCharArray());
+            }
+            String moved = options.replace(SHARE, share.toString()).replace("3128", Integer.toString(proxy.port()));
+            Path program = dir.resolve("Agent.java");
+            Files.writeString(program, String.join("\n",
+                    "import java.net.URI; import java.net.http.*;",
+                    "public class Agent { public static void main(String[] urls) throws Exception {",
+                    "  for (String url : urls) {",
+                    "    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),",
+                    "        HttpResponse.BodyHandlers.ofString());",
+                    "    System.out.println(r.statusCode() + \" \" + r.headers().firstValue(\"X-Mesa-Egress-Reason\").orElse(r.body()));",
+                    "  } } }"));
+            ProcessBuilder agent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), program.toString(),
+                    "http://agent.test:" + upstream.getAddress().getPort() + "/", "https://exfil.example.org/");
+            agent.environment().keySet().removeIf(k -> k.toLowerCase(java.util.Locale.ROOT).endsWith("_proxy") || k.equals("JAVA_TOOL_OPTIONS"));
+            agent.environment().put("JAVA_TOOL_OPTIONS", moved);
+            agent.redirectErrorStream(true);
+            Process run = agent.start();
+            String printed = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(printed.contains("200 hello agent"), "the allowed host, through the proxy (agent.test resolves nowhere else): " + printed);
+            assertTrue(printed.contains("403 host_not_allowed"), "the refused HTTPS host's refusal, read inside TLS: " + printed);
+            assertTrue(proxy.awaitAuditRecord(r -> "agent.test".equals(r.path("host").asText())).path("decision").asText().equals("allow"));
+        } finally {
+            upstream.stop(0);
+        }
     }
 
     private static List<String> renderer() {
