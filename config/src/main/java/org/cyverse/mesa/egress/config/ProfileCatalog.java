@@ -97,7 +97,9 @@ public final class ProfileCatalog {
         }
         Profile profile = profiles.get(nameOrPath);
         if (profile == null) {
-            throw new IllegalArgumentException("unknown profile \"" + nameOrPath + "\"; valid: " + validProfiles());
+            // Profile names are exact (an audit record's "P2" means one thing): a near miss gets a hint, not a match.
+            String hint = DidYouMean.closest(nameOrPath, profiles.keySet()).map(p -> "did you mean \"" + p + "\"? ").orElse("");
+            throw new IllegalArgumentException("unknown profile \"" + nameOrPath + "\"; " + hint + "valid: " + validProfiles());
         }
         return profile;
     }

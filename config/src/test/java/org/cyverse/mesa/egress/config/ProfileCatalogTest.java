@@ -89,6 +89,9 @@ class ProfileCatalogTest {
         IllegalArgumentException egress = assertThrows(IllegalArgumentException.class, () -> CATALOG.egressClass("N4"));
 
         assertEquals("unknown profile \"P5\"; valid: P0, P1, P2, P3, P4, or the path of a profile file (*.yaml)", profile.getMessage());
+        IllegalArgumentException lowercase = assertThrows(IllegalArgumentException.class, () -> CATALOG.profile("p2"));
+        assertEquals("unknown profile \"p2\"; did you mean \"P2\"? valid: P0, P1, P2, P3, P4, or the path of a profile file (*.yaml)",
+                lowercase.getMessage());
         assertEquals("unknown egress class \"N4\"; valid: N0, N1, N2, N3", egress.getMessage());
     }
 

@@ -211,7 +211,7 @@ public final class Refusals {
             case METHOD_NOT_ALLOWED -> "this method is not allowed for " + target;
             case PATH_NOT_ALLOWED -> "this path is not allowed for " + target;
             case ADDRESS_NOT_ALLOWED -> target + " resolves only to addresses the proxy refuses to reach";
-            case HOST_MISMATCH -> "the TLS server name does not match the CONNECT target " + target;
+            case HOST_MISMATCH -> "the request does not name the CONNECT target " + target; // the detail says which name differed
             case HEADERS_TOO_LARGE -> "the request headers are too large";
             case HEADER_TIMEOUT -> "the request headers did not arrive in time";
             case DNS_FAILURE -> target + " could not be resolved";

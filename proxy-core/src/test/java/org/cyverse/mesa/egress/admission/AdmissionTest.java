@@ -350,6 +350,14 @@ class AdmissionTest {
     }
 
     @Test
+    void aHostMismatchSaysWhichNameDiffered() {
+        Verdict verdict = admission.decide(RequestFacts.insideTunnel(dest("api.test", 443), "GET", "/", List.of(Map.entry("Host", "evil.test"))));
+        assertEquals(Reason.HOST_MISMATCH, verdict.reason());
+        assertEquals("the request does not name the CONNECT target api.test (Host evil.test)", verdict.refusal().error(),
+                "the Host header differed, not the TLS server name");
+    }
+
+    @Test
     void everyReasonIsProducedByARowOrNamedAsDecidedElsewhere() {
         Set<Reason> produced = rows().map(Row::reason).collect(Collectors.toCollection(() -> EnumSet.noneOf(Reason.class)));
         for (Reason reason : Reason.values()) {

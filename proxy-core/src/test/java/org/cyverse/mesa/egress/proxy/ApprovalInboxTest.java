@@ -209,7 +209,7 @@ class ApprovalInboxTest {
     }
 
     private static String pendingId(ProxyFixture proxy) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
             JsonNode list = JSON.readTree(call(proxy, "GET", "/approvals", ALICE, null).body()).path("approvals");
             for (JsonNode a : list) {
@@ -297,11 +297,13 @@ class ApprovalInboxTest {
                     .build();
             var waiting = client.sendAsync(HttpRequest.newBuilder(URI.create(url("late.test"))).timeout(Duration.ofSeconds(40)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (JSON.readTree(call(proxy, "GET", "/approvals", ALICE, null).body()).path("pending").asInt() == 0
                     && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            assertEquals(1, JSON.readTree(call(proxy, "GET", "/approvals", ALICE, null).body()).path("pending").asInt(),
+                    "the late request is held before the stop");
             long start = System.nanoTime();
             proxy.server().stop(Duration.ofSeconds(10));
             HttpResponse<String> answered = waiting.get();

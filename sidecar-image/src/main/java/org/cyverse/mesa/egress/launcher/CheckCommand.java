@@ -51,7 +51,12 @@ final class CheckCommand {
         if (config == null) {
             return Main.BAD_INPUT;
         }
-        String method = args.flag("--method") == null ? "GET" : args.flag("--method").toUpperCase(Locale.ROOT);
+        String method = args.flag("--method") == null ? "GET" : args.flag("--method");
+        if (!method.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+") || !method.equals(method.toUpperCase(Locale.ROOT))) {
+            // Methods are case-sensitive tokens (RFC 9110 section 9.1): "get" is not GET, to a server or to the policy.
+            throw new Args.UsageException("--method " + method + " is not a method as a client sends it; write it in capitals, e.g. "
+                    + method.toUpperCase(Locale.ROOT));
+        }
         Verdict verdict = verdict(config, method, args.positional.get(0));
         if (verdict.reason() == Reason.BAD_REQUEST) {
             throw new Args.UsageException("bad URL: " + verdict.refusal().error());

@@ -47,6 +47,18 @@ class MainTest extends CommandTestBase {
     }
 
     @Test
+    void checkRefusesALowercaseMethodNamingTheSpellingToUse() {
+        assertEquals(2, run("check", "--profile", "P2", "--method", "get", "https://api.github.com/"));
+        assertTrue(err().contains("--method get") && err().contains("e.g. GET"), err());
+    }
+
+    @Test
+    void aLowercaseProfileGetsADidYouMean() {
+        assertEquals(2, run("check", "--profile", "p2", "https://api.github.com/"));
+        assertTrue(err().contains("did you mean \"P2\"?"), err());
+    }
+
+    @Test
     void checkRejectsABadUrlWithExit2() {
         assertEquals(2, run("check", "ftp://example.org/"));
         assertTrue(err().contains("http://"), err());
