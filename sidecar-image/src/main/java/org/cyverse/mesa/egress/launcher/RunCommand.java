@@ -60,6 +60,11 @@ final class RunCommand {
             err.println("mesa-egress: " + e.getMessage()); // names admin.token_file: a bad config
             return Main.BAD_INPUT;
         }
+        List<org.cyverse.mesa.egress.config.ConfigProblem> files = org.cyverse.mesa.egress.config.ConfigFiles.check(config);
+        if (!files.isEmpty()) {
+            files.forEach(err::println); // FILE:LINE: key: message, as validate prints them, before anything is created
+            return Main.BAD_INPUT;
+        }
         ProxyServer server;
         try {
             server = new ProxyServer(config, HostResolver.SYSTEM, AuditLog.open(config.audit().sink()));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The commands of SPEC.md "Command line", their output and exit codes. */
@@ -44,6 +45,42 @@ class MainTest extends CommandTestBase {
         reset();
         assertEquals(3, run("check", "--config", config.toString(), "--method", "POST", "http://a.example.org/x"));
         assertEquals("method_not_allowed", new ObjectMapper().readTree(out()).get("reason").asText());
+    }
+
+    /** What run would refuse, validate says first, both naming file, line and key; run exits 2 before it creates anything. */
+    @Test
+    void validateAndRunRefuseTheFilesRunWouldFailOn() throws Exception {
+        Path key = dir.resolve("key.pem");
+        Files.writeString(key, "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n");
+        Path config = dir.resolve("files.yaml");
+        Files.writeString(config, "version: 1\nlisten: 127.0.0.1:0\nadmin: 127.0.0.1:0\ntls:\n  upstream_ca: key.pem\n"
+                + "audit:\n  sink: nowhere/audit.jsonl\n");
+        assertEquals(2, run("validate", config.toString()));
+        assertTrue(out().contains(config + ":5: tls.upstream_ca: " + key + " holds a private key"), out());
+        assertTrue(out().contains(config + ":7: audit.sink: its directory " + dir.resolve("nowhere") + " does not exist"), out());
+
+        reset();
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains(":5: tls.upstream_ca:") && err().contains(":7: audit.sink:"), err());
+        assertTrue(!Files.exists(dir.resolve("mesa-egress-ca")) && !Files.exists(dir.resolve("ca.pem")), "nothing was created");
+
+        // A tls.ca_cert that is not a CA (a leaf made with keytool).
+        Path store = dir.resolve("leaf.p12");
+        Path leaf = dir.resolve("leaf.pem");
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        for (List<String> command : List.of(
+                List.of(keytool, "-genkeypair", "-alias", "leaf", "-keyalg", "EC", "-dname", "CN=leaf", "-ext", "bc=ca:false",
+                        "-keystore", store.toString(), "-storepass", "changeit", "-storetype", "PKCS12"),
+                List.of(keytool, "-exportcert", "-rfc", "-alias", "leaf", "-keystore", store.toString(), "-storepass", "changeit",
+                        "-file", leaf.toString()))) {
+            assertEquals(0, new ProcessBuilder(command).redirectErrorStream(true).start().waitFor());
+        }
+        Files.writeString(dir.resolve("leaf.key"), "unused");
+        Path ca = dir.resolve("ca.yaml");
+        Files.writeString(ca, "version: 1\ntls:\n  ca_cert: leaf.pem\n  ca_key: leaf.key\n");
+        reset();
+        assertEquals(2, run("validate", ca.toString()));
+        assertTrue(out().contains(ca + ":3: tls.ca_cert: " + leaf + " is not a CA certificate"), out());
     }
 
     @Test

@@ -1,0 +1,135 @@
+package org.cyverse.mesa.egress.config;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * What {@code run} would find wrong with the files a valid config names, checked without starting
+ * anything, so that {@code validate} says it too and {@code run} exits 2 naming the key (SPEC.md:
+ * a bad config) instead of failing later: {@code tls.upstream_ca} readable and holding CA
+ * certificates only, an existing {@code tls.ca_cert} a CA certificate, and {@code audit.sink}'s
+ * directory there and writable. Files the proxy creates (a CA that does not exist yet) are not
+ * required.
+ */
+public final class ConfigFiles {
+
+    private ConfigFiles() {}
+
+    /** The problems, each at the line of its key in {@code config.source()} (0 when built in). */
+    public static List<ConfigProblem> check(MesaConfig config) {
+        List<ConfigProblem> problems = new ArrayList<>();
+        MesaConfig.Tls tls = config.tls();
+        if (tls.upstreamCa() != null) {
+            String problem = upstreamCa(tls.upstreamCa());
+            if (problem != null) {
+                problems.add(problem(config, "tls.upstream_ca", problem));
+            }
+        }
+        if (tls.intercept() != InterceptMode.NONE && tls.caCert() != null && Files.exists(tls.caCert())) {
+            String problem = caCertificate(tls.caCert());
+            if (problem != null) {
+                problems.add(problem(config, "tls.ca_cert", problem));
+            }
+        }
+        if (config.audit().sink() instanceof MesaConfig.Audit.AppendTo file) {
+            Path dir = file.file().toAbsolutePath().getParent();
+            if (!Files.isDirectory(dir)) {
+                problems.add(problem(config, "audit.sink", "its directory " + dir + " does not exist; create it, or write the audit to stdout"));
+            } else if (Files.exists(file.file()) ? !Files.isWritable(file.file()) : !Files.isWritable(dir)) {
+                problems.add(problem(config, "audit.sink", file.file() + " cannot be written by this user"));
+            }
+        }
+        return problems;
+    }
+
+    private static String upstreamCa(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return file + " cannot be read (" + (Files.exists(file) ? e.getClass().getSimpleName() : "no such file") + ")";
+        }
+        if (text.contains("PRIVATE KEY-----")) {
+            return file + " holds a private key: tls.upstream_ca takes the certificates of the CAs that sign upstreams, never a key";
+        }
+        Collection<X509Certificate> certificates = certificates(text);
+        if (certificates == null || certificates.isEmpty()) {
+            return file + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+        }
+        for (X509Certificate c : certificates) {
+            if (c.getBasicConstraints() < 0) {
+                return file + " holds " + c.getSubjectX500Principal().getName() + ", which is not a CA certificate (basicConstraints CA:TRUE)";
+            }
+        }
+        return null;
+    }
+
+    private static String caCertificate(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return file + " cannot be read (" + e.getClass().getSimpleName() + ")";
+        }
+        Collection<X509Certificate> certificates = certificates(text);
+        if (certificates == null || certificates.size() != 1) {
+            return file + " must hold exactly one PEM certificate, the interception CA's (mesa-egress ca init writes one)";
+        }
+        X509Certificate ca = certificates.iterator().next();
+        boolean[] usage = ca.getKeyUsage();
+        if (ca.getBasicConstraints() < 0 || usage == null || usage.length <= 5 || !usage[5]) {
+            return file + " is not a CA certificate (basicConstraints CA:TRUE and keyUsage keyCertSign): clients would refuse the"
+                    + " leaves it signs; make one with mesa-egress ca init";
+        }
+        return null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Collection<X509Certificate> certificates(String text) {
+        try {
+            return (Collection<X509Certificate>) CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(text.getBytes(StandardCharsets.US_ASCII)));
+        } catch (CertificateException e) {
+            return null;
+        }
+    }
+
+    private static ConfigProblem problem(MesaConfig config, String key, String message) {
+        Path source = config.source();
+        return new ConfigProblem(source == null ? ConfigLoader.COMMAND_LINE : source.toString(), lineOf(source, key), key, message);
+    }
+
+    /** The line {@code dotted} (e.g. {@code tls.upstream_ca}) is written on in {@code file}, or 0. */
+    public static int lineOf(Path file, String dotted) {
+        if (file == null) {
+            return 0;
+        }
+        try {
+            YamlNode node = YamlReader.read(Files.readString(file, StandardCharsets.UTF_8));
+            int line = 0;
+            for (String part : dotted.split("\\.")) {
+                if (!(node instanceof YamlNode.MapNode map)) {
+                    return line;
+                }
+                YamlNode.Entry found = map.entries().stream().filter(e -> e.key().equals(part)).findFirst().orElse(null);
+                if (found == null) {
+                    return line;
+                }
+                line = found.keyLine();
+                node = found.value();
+            }
+            return line;
+        } catch (IOException | YamlReader.SyntaxException e) {
+            return 0;
+        }
+    }
+}
