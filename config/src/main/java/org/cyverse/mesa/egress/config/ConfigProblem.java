@@ -1,7 +1,8 @@
 package org.cyverse.mesa.egress.config;
 
 /**
- * One problem in a config file, printed as {@code FILE:LINE: key: message} by {@code validate}.
+ * One problem in a config file, printed as {@code FILE:LINE: key: message} by {@code validate}
+ * ({@code FILE: key: message} when no line applies: a flag, a file that does not exist).
  *
  * @param file the file as the user named it, or {@code "command line"} for a flag
  * @param line 1-based line of the offending key or value, 0 when unknown
@@ -11,6 +12,6 @@ package org.cyverse.mesa.egress.config;
 public record ConfigProblem(String file, int line, String key, String message) {
     @Override
     public String toString() {
-        return file + ":" + line + ": " + key + ": " + message;
+        return file + (line > 0 ? ":" + line : "") + ": " + key + ": " + message;
     }
 }

@@ -178,6 +178,6 @@ class BrokenConfigTest {
         Path path = resource("broken").resolve("no-such-config.yaml");
         ConfigResult result = load(path, Overrides.NONE);
 
-        assertEquals(List.of("no-such-config.yaml:0: file: does not exist"), lines(result, path));
+        assertEquals(List.of("no-such-config.yaml: file: does not exist"), lines(result, path));
     }
 }

@@ -59,9 +59,9 @@ class OverridesTest {
         ConfigResult result = load(resource("good/full.yaml"), new Overrides("P7", "localhost", "127.0.0.1:70000"));
 
         assertEquals(List.of(
-                "command line:0: --profile: unknown profile \"P7\"; valid: P0, P1, P2, P3, P4, or the path of a profile file (*.yaml)",
-                "command line:0: --listen: expected HOST:PORT, got \"localhost\"",
-                "command line:0: --admin: port out of range 0..65535 in \"127.0.0.1:70000\""),
+                "command line: --profile: unknown profile \"P7\"; valid: P0, P1, P2, P3, P4, or the path of a profile file (*.yaml)",
+                "command line: --listen: expected HOST:PORT, got \"localhost\"",
+                "command line: --admin: port out of range 0..65535 in \"127.0.0.1:70000\""),
                 lines(result, null));
     }
 
@@ -78,7 +78,7 @@ class OverridesTest {
     void flagsThatCollideAreTheCommandLinesProblem() {
         ConfigResult result = load(null, new Overrides(null, "127.0.0.1:9090", null));
 
-        assertEquals(List.of("command line:0: --listen: is the same address as admin (127.0.0.1:9090)"), lines(result, null));
+        assertEquals(List.of("command line: --listen: is the same address as admin (127.0.0.1:9090)"), lines(result, null));
     }
 
     @Test
@@ -106,7 +106,7 @@ class OverridesTest {
 
         List<String> problems = lines(result, file);
         assertEquals(2, problems.size(), problems::toString);
-        assertEquals("command line:0: --listen: expected HOST:PORT, got \"3128\"", problems.get(0));
+        assertEquals("command line: --listen: expected HOST:PORT, got \"3128\"", problems.get(0));
         assertTrue(problems.get(1).startsWith("scope.yaml:5: credentials[0].hosts: api.openai.com is not allowed on port 443"), problems.get(1));
     }
 }

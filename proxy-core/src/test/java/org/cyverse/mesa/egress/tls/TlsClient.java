@@ -113,12 +113,18 @@ enum TlsClient {
         @Override
         Outcome fetch(String host, int port, Path caFile) throws IOException, InterruptedException {
             Path home = Files.createTempDirectory("git-home");
-            Map<String, String> env = new java.util.HashMap<>(Map.of("HOME", home.toString(), "GIT_TERMINAL_PROMPT", "0",
-                    "GIT_CONFIG_NOSYSTEM", "1", "GIT_CONFIG_GLOBAL", "/dev/null"));
-            if (caFile != null) {
-                env.put("GIT_SSL_CAINFO", caFile.toString());
+            try {
+                Map<String, String> env = new java.util.HashMap<>(Map.of("HOME", home.toString(), "GIT_TERMINAL_PROMPT", "0",
+                        "GIT_CONFIG_NOSYSTEM", "1", "GIT_CONFIG_GLOBAL", "/dev/null"));
+                if (caFile != null) {
+                    env.put("GIT_SSL_CAINFO", caFile.toString());
+                }
+                return run(List.of("git", "ls-remote", "https://" + host + ":" + port + "/repo.git"), env);
+            } finally {
+                try (var files = Files.walk(home)) { // git may leave files in HOME: nothing of the test stays in the temporary folder
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
             }
-            return run(List.of("git", "ls-remote", "https://" + host + ":" + port + "/repo.git"), env);
         }
 
         @Override

@@ -68,7 +68,10 @@ record TrustAnchors(String source, List<X509Certificate> certificates) {
         try {
             text = Files.readString(file, StandardCharsets.US_ASCII);
         } catch (IOException e) {
-            throw new IOException(what + ": cannot read " + file + ": " + e.getMessage(), e);
+            // NoSuchFileException's message is the path alone: say what went wrong instead.
+            String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+            throw new IOException(what + ": cannot read " + file + ": " + why, e);
         }
         List<X509Certificate> certificates = new ArrayList<>();
         Matcher m = PEM_CERTIFICATE.matcher(text);

@@ -44,12 +44,38 @@ final class TrustCommand {
             return Main.BAD_INPUT;
         }
         Path upstream = args.flag("--upstream-ca") == null ? null : Path.of(args.flag("--upstream-ca"));
+        Path share = Path.of(args.flag("--share-dir"));
+        String key = privateKeyIn(share);
+        if (key != null) {
+            // As run refuses a CA key inside its share dir: the agent's container reads this directory.
+            err.println("mesa-egress trust: the share dir " + share + " holds a private key (" + key + "), and the agent's container"
+                    + " reads it: write the trust files to a directory of their own, and keep the key where only the proxy mounts it");
+            return Main.BAD_INPUT;
+        }
         try {
-            out.println(SharedTrustFiles.publish(Path.of(args.flag("--share-dir")), ca, upstream, env));
+            out.println(SharedTrustFiles.publish(share, ca, upstream, env));
             return Main.OK;
         } catch (IOException e) {
             err.println("mesa-egress trust: " + e.getMessage());
             return Main.FAILURE;
         }
+    }
+
+    /** The name of a file in {@code dir} that holds a PEM private key, or {@code null}. */
+    private static String privateKeyIn(Path dir) {
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return null;
+        }
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (Path f : files.toList()) {
+                if (java.nio.file.Files.isRegularFile(f) && java.nio.file.Files.size(f) < (1 << 20)
+                        && java.nio.file.Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1).contains("PRIVATE KEY-----")) {
+                    return f.getFileName().toString();
+                }
+            }
+        } catch (IOException e) {
+            return null; // unreadable files are no key the agent could read either
+        }
+        return null;
     }
 }

@@ -59,7 +59,7 @@ class EnvironmentFlagsTest {
     void aBadValueFromTheEnvironmentIsReportedUnderTheVariablesName() {
         assertEquals(2, run(Map.of("MESA_EGRESS_LISTEN", "no-port-here"), "run"));
         String message = err.toString(StandardCharsets.UTF_8);
-        assertTrue(message.contains("environment:0: MESA_EGRESS_LISTEN: "), message);
+        assertTrue(message.contains("environment: MESA_EGRESS_LISTEN: "), message);
     }
 
     @Test

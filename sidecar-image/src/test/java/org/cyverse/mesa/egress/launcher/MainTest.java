@@ -84,6 +84,19 @@ class MainTest extends CommandTestBase {
     }
 
     @Test
+    void trustRefusesAShareDirBesideTheCaKey() throws Exception {
+        Path ca = dir.resolve("ca");
+        assertEquals(0, run("ca", "init", "--out", ca.toString()));
+        reset();
+        assertEquals(2, run("trust", "--ca-cert", ca.resolve("ca.pem").toString(), "--share-dir", ca.toString()));
+        assertTrue(err().contains("holds a private key (ca.key)"), err());
+        assertTrue(!Files.exists(ca.resolve("bundle.pem")), "nothing written beside the key");
+        reset();
+        assertEquals(2, run("trust", "--ca-cert", dir.resolve("missing.pem").toString(), "--share-dir", dir.resolve("share").toString()));
+        assertTrue(err().contains("cannot read " + dir.resolve("missing.pem") + ": no such file"), "says what went wrong, not the path twice: " + err());
+    }
+
+    @Test
     void checkRefusesALowercaseMethodNamingTheSpellingToUse() {
         assertEquals(2, run("check", "--profile", "P2", "--method", "get", "https://api.github.com/"));
         assertTrue(err().contains("--method get") && err().contains("e.g. GET"), err());
