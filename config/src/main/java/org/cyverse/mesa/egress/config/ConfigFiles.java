@@ -52,11 +52,9 @@ public final class ConfigFiles {
     }
 
     private static String upstreamCa(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            return file + " cannot be read (" + (Files.exists(file) ? e.getClass().getSimpleName() : "no such file") + ")";
+        String text = text(file);
+        if (text == null) {
+            return unreadable(file);
         }
         if (text.contains("PRIVATE KEY-----")) {
             return file + " holds a private key: tls.upstream_ca takes the certificates of the CAs that sign upstreams, never a key";
@@ -74,11 +72,9 @@ public final class ConfigFiles {
     }
 
     private static String caCertificate(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            return file + " cannot be read (" + e.getClass().getSimpleName() + ")";
+        String text = text(file);
+        if (text == null) {
+            return unreadable(file);
         }
         Collection<X509Certificate> certificates = certificates(text);
         if (certificates == null || certificates.size() != 1) {
@@ -91,6 +87,20 @@ public final class ConfigFiles {
                     + " leaves it signs; make one with mesa-egress ca init";
         }
         return null;
+    }
+
+    /** The file's text, or {@code null} when it cannot be read. */
+    private static String text(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String unreadable(Path file) {
+        return file + " cannot be read (" + (!Files.exists(file) ? "no such file" : !Files.isReadable(file) ? "permission denied" : "not a PEM text file")
+                + ")";
     }
 
     @SuppressWarnings("unchecked")
