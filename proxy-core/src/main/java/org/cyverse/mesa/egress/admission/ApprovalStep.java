@@ -10,6 +10,7 @@ import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.OutgoingRequest;
 
 /**
  * The approval inbox's part of SPEC.md step 3 (A1 profiles with {@code approvals.enabled}): a
@@ -77,8 +78,11 @@ final class ApprovalStep {
      * full); {@code null} to keep the policy's own refusal.
      */
     Refusal refusal(Decision decision, Destination destination, VerdictDraft draft, RequestFacts facts) {
-        if (!enabled || !hostUnknown(decision) || deniedHost(destination) || !TargetChecks.literalPermitted(guard, destination)
-                || redaction.anyStepRefuses(draft, facts) || dlp.finds(redaction.probe(draft, facts))) {
+        if (!enabled || !hostUnknown(decision) || deniedHost(destination) || !TargetChecks.literalPermitted(guard, destination)) {
+            return null;
+        }
+        OutgoingRequest probe = redaction.probe(draft, facts);
+        if (probe == null || redaction.anyStepRefuses(draft.host, probe) || dlp.finds(probe)) {
             return null;
         }
         ApprovalBook.Ask ask = book.ask(destination.host(), destination.port());

@@ -54,16 +54,12 @@ final class LeakRedaction {
     }
 
     /**
-     * Whether any credential step would refuse the request (a real secret, a sentinel out of its
-     * scope, over plain http), or its host name holds a secret: what must never reach the
-     * approval inbox.
+     * Whether any credential step would refuse {@code probe} (a real secret, a sentinel out of its
+     * scope, over plain http), or {@code host} (as the client wrote it) holds a secret: what must
+     * never reach the approval inbox.
      */
-    boolean anyStepRefuses(VerdictDraft draft, RequestFacts facts) {
-        if (draft.host != null && !scrub(draft.host).equals(draft.host)) {
-            return true;
-        }
-        OutgoingRequest probe = probe(draft, facts);
-        if (probe == null) {
+    boolean anyStepRefuses(String host, OutgoingRequest probe) {
+        if (host != null && !scrub(host).equals(host)) {
             return true;
         }
         for (CredentialStep step : steps) {
