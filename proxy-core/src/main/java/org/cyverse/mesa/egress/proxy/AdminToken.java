@@ -59,6 +59,16 @@ public final class AdminToken {
         load(file);
     }
 
+    /**
+     * The first token of a token file, read as the proxy reads it (one token, or {@code LABEL TOKEN}
+     * lines): what an operator's command sends as its Bearer token.
+     *
+     * @throws IOException naming the file when it cannot be read or is not a token file
+     */
+    public static String firstToken(Path file) throws IOException {
+        return read(file).values().iterator().next();
+    }
+
     /** Checks an {@code Authorization} header value ({@code Bearer <token>}), or {@code null}. */
     Caller check(String authorization) {
         if (file == null) {

@@ -11,7 +11,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,8 +20,8 @@ import java.util.Set;
 
 /**
  * {@code approvals list|approve ID|deny ID}: the approval inbox for an operator, over the admin
- * port with the admin token ({@code --token-file}, the file {@code admin.token_file} names or a
- * line of it). {@code approve} takes {@code --ttl} (required: {@code 1h}, {@code job}) and may
+ * port with the admin token ({@code --token-file}: the file {@code admin.token_file} names, read
+ * as the proxy reads it, its first token sent). {@code approve} takes {@code --ttl} (required: {@code 1h}, {@code job}) and may
  * narrow with {@code --ports} and {@code --methods}. Exit 0 done, 1 the proxy refused or could not
  * be reached (its answer printed), 2 bad input.
  */
@@ -46,9 +45,9 @@ final class ApprovalsCommand {
         }
         String token;
         try {
-            token = token(Path.of(args.flag("--token-file")));
+            token = org.cyverse.mesa.egress.proxy.AdminToken.firstToken(Path.of(args.flag("--token-file")));
         } catch (IOException e) {
-            throw new Args.UsageException("--token-file " + args.flag("--token-file") + " cannot be read: " + e.getMessage());
+            throw new Args.UsageException("--token-file: " + e.getMessage()); // the message names the file, as admin.token_file
         }
         URI admin = admin(args.flag("--admin") == null ? "127.0.0.1:9090" : args.flag("--admin"), err);
         String jsonFlag = args.flag("--json");
@@ -113,17 +112,6 @@ final class ApprovalsCommand {
         if (args.positional.size() != n) {
             throw new Args.UsageException(USAGE);
         }
-    }
-
-    /** The token: the file's only token, or the first LABEL TOKEN line's. */
-    private static String token(Path file) throws IOException {
-        for (String line : Files.readString(file).lines().map(String::strip).toList()) {
-            if (!line.isEmpty() && !line.startsWith("#")) {
-                String[] parts = line.split("\\s+");
-                return parts[parts.length - 1];
-            }
-        }
-        throw new IOException("it holds no token");
     }
 
     private static URI admin(String text, PrintStream err) throws Args.UsageException {
