@@ -29,6 +29,7 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.ServiceClients;
 
 /**
  * {@code approvals.webhook}: tells an outside inbox (the Discovery Environment, a chat bot) of
@@ -75,8 +76,7 @@ public final class ApprovalWebhook {
         this.background = background;
         this.outcomes = outcomes;
         this.clock = clock;
-        this.client = HttpClient.newBuilder().sslContext(tls).followRedirects(HttpClient.Redirect.NEVER).proxy(HttpClient.Builder.NO_PROXY)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        this.client = ServiceClients.builder(tls, Duration.ofSeconds(5)).build();
     }
 
     /** Whether this webhook sends to {@code other} with the key {@code otherSecret} (a reload keeps it then). */

@@ -9,6 +9,7 @@ import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
+import org.cyverse.mesa.egress.injector.ServiceClients;
 
 /** Makes the minter of every minted credential of a config. */
 public final class Minters {
@@ -29,13 +30,7 @@ public final class Minters {
         for (CredentialSpec spec : credentials) {
             if (spec.mint() instanceof MintSpec.LiteLlm litellm) {
                 if (http == null) {
-                    http = HttpClient.newBuilder()
-                            .version(HttpClient.Version.HTTP_1_1)
-                            .followRedirects(HttpClient.Redirect.NEVER) // a redirect would carry the master key elsewhere
-                            .connectTimeout(TIMEOUT)
-                            .proxy(java.net.ProxySelector.of(null)) // never through a proxy of the environment
-                            .sslContext(tls)
-                            .build();
+                    http = ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
                 }
                 minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, ref -> SecretSources.fetch(sources, ref).secret(), http,
                         TIMEOUT));
