@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * curl, as agents run it, through the proxy. {@code .ci/run} installs curl where it is missing,
+ * curl, as agents run it, through the proxy. {@code bin/test} (which {@code .ci/run} calls) installs curl where it is missing,
  * so this test never skips.
  */
 class CurlClientTest {

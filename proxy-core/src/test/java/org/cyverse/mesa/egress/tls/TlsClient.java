@@ -167,7 +167,7 @@ enum TlsClient {
         try {
             process = builder.start();
         } catch (IOException e) {
-            throw new IOException(command.get(0) + " is not installed (.ci/run installs it): " + e.getMessage(), e);
+            throw new IOException(command.get(0) + " is not installed (bin/test installs it): " + e.getMessage(), e);
         }
         process.getOutputStream().close();
         // stderr is small; read it after stdout, both before waiting, so neither pipe can fill up.

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * 2001:db8::/64). Nothing leaves these two namespaces.
  *
  * <p>Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN for {@code ip netns}), iproute2, iptables, curl,
- * setpriv (util-linux) and python3; {@code .ci/run} runs as root and installs them. Without them
+ * setpriv (util-linux) and python3; {@code bin/test} installs them and CI runs it as root. Without them
  * the test fails and says why: it never skips, since a lock-down nobody tested is no lock-down.
  */
 class LockdownIT {
@@ -67,7 +67,7 @@ class LockdownIT {
         if (!missing.isEmpty()) {
             fail("THE LOCK-DOWN TEST CANNOT RUN ON THIS MACHINE; missing: " + String.join(", ", missing)
                     + ". It needs root with CAP_NET_ADMIN and CAP_SYS_ADMIN (ip netns), iproute2, iptables, curl, "
-                    + "util-linux (setpriv), bash and python3; .ci/run installs them and runs as root.");
+                    + "util-linux (setpriv), bash and python3; bin/test installs them when run as root, as CI does.");
         }
         work = Files.createTempDirectory("mesa-lockdown");
         // The proxy runs as another UID: it must read the jar and the config.
