@@ -16,9 +16,8 @@ import java.util.List;
  * What {@code run} would find wrong with the files a valid config names, checked without starting
  * anything, so that {@code validate} says it too and {@code run} exits 2 naming the key (SPEC.md:
  * a bad config) instead of failing later: {@code tls.upstream_ca} readable and holding CA
- * certificates only, an existing {@code tls.ca_cert} a CA certificate, and {@code audit.sink}'s
- * directory there and writable. Files the proxy creates (a CA that does not exist yet) are not
- * required.
+ * certificates only, and {@code audit.sink}'s directory there and writable. The interception CA
+ * pair is the proxy's to check ({@code InterceptionCa.check}), which holds it to its profile.
  */
 public final class ConfigFiles {
 
@@ -32,12 +31,6 @@ public final class ConfigFiles {
             String problem = upstreamCa(tls.upstreamCa());
             if (problem != null) {
                 problems.add(problem(config, "tls.upstream_ca", problem));
-            }
-        }
-        if (tls.intercept() != InterceptMode.NONE && tls.caCert() != null && Files.exists(tls.caCert())) {
-            String problem = caCertificate(tls.caCert());
-            if (problem != null) {
-                problems.add(problem(config, "tls.ca_cert", problem));
             }
         }
         if (config.audit().sink() instanceof MesaConfig.Audit.AppendTo file) {
@@ -71,24 +64,6 @@ public final class ConfigFiles {
         return null;
     }
 
-    private static String caCertificate(Path file) {
-        String text = text(file);
-        if (text == null) {
-            return unreadable(file);
-        }
-        Collection<X509Certificate> certificates = certificates(text);
-        if (certificates == null || certificates.size() != 1) {
-            return file + " must hold exactly one PEM certificate, the interception CA's (mesa-egress ca init writes one)";
-        }
-        X509Certificate ca = certificates.iterator().next();
-        boolean[] usage = ca.getKeyUsage();
-        if (ca.getBasicConstraints() < 0 || usage == null || usage.length <= 5 || !usage[5]) {
-            return file + " is not a CA certificate (basicConstraints CA:TRUE and keyUsage keyCertSign): clients would refuse the"
-                    + " leaves it signs; make one with mesa-egress ca init";
-        }
-        return null;
-    }
-
     /** The file's text, or {@code null} when it cannot be read. */
     private static String text(Path file) {
         try {
@@ -113,7 +88,8 @@ public final class ConfigFiles {
         }
     }
 
-    private static ConfigProblem problem(MesaConfig config, String key, String message) {
+    /** A problem with {@code key} at the line it is written on in the config's file (or the command line's). */
+    public static ConfigProblem problem(MesaConfig config, String key, String message) {
         Path source = config.source();
         return new ConfigProblem(source == null ? ConfigLoader.COMMAND_LINE : source.toString(), lineOf(source, key), key, message);
     }

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Logger;
 import org.bouncycastle.asn1.x509.Extension;
@@ -61,24 +62,65 @@ public final class InterceptionCa {
      *     the certificate is not a CA or does not match the key
      */
     public static InterceptionCa loadOrCreate(Path certFile, Path keyFile) throws IOException {
-        boolean haveCert = Files.exists(certFile);
-        boolean haveKey = Files.exists(keyFile);
-        if (!haveCert && !haveKey) {
+        if (!Files.exists(certFile) && !Files.exists(keyFile)) {
             InterceptionCa ca = generate(Instant.now());
             ca.write(certFile, keyFile);
             return ca;
         }
-        // Half a pair is never completed: a new key would silently invalidate the certificate
-        // that agents already trust, or a new certificate would be one they do not trust.
-        if (!haveCert) {
-            throw new IOException("CA certificate " + certFile + " is missing but its key " + keyFile
-                    + " exists: restore the certificate, or remove the key to create a new CA");
+        InterceptionCa ca = read(certFile, keyFile);
+        warnIfShared(keyFile);
+        return ca;
+    }
+
+    /** Which file of the pair a {@link PairProblem} is about. */
+    public enum Part { CERTIFICATE, KEY }
+
+    /** Why {@link #loadOrCreate} would refuse a pair, and which of its files to fix. */
+    public record PairProblem(Part part, String message) {}
+
+    /**
+     * What {@link #loadOrCreate} would refuse about the pair, found without creating, writing or
+     * logging anything, so that {@code validate} and {@code run} name it before anything starts:
+     * half a pair, an unreadable file, a certificate that is not a conformant CA or not valid now,
+     * a key that does not belong to it, or (both absent) a directory the new CA cannot be written to.
+     */
+    public static Optional<PairProblem> check(Path certFile, Path keyFile) {
+        if (!Files.exists(certFile) && !Files.exists(keyFile)) {
+            return unwritable(certFile, Part.CERTIFICATE).or(() -> unwritable(keyFile, Part.KEY));
         }
-        if (!haveKey) {
-            throw new IOException("CA key " + keyFile + " is missing but its certificate " + certFile
-                    + " exists: restore the key, or remove the certificate to create a new CA");
+        try {
+            read(certFile, keyFile);
+            return Optional.empty();
+        } catch (PairException e) {
+            return Optional.of(new PairProblem(e.part, e.getMessage()));
+        } catch (IOException e) {
+            return Optional.of(new PairProblem(Part.CERTIFICATE, e.getMessage()));
         }
-        return load(certFile, keyFile);
+    }
+
+    /** A problem when {@code file} could not be created: its nearest existing directory is not writable. */
+    private static Optional<PairProblem> unwritable(Path file, Part part) {
+        Path dir = file.toAbsolutePath().getParent();
+        while (dir != null && !Files.exists(dir)) {
+            dir = dir.getParent();
+        }
+        if (dir == null || (Files.isDirectory(dir) && Files.isWritable(dir))) {
+            return Optional.empty();
+        }
+        return Optional.of(new PairProblem(part, file + " does not exist and cannot be created (" + dir
+                + (Files.isDirectory(dir) ? " is not writable by this user" : " is not a directory")
+                + "): create the CA with mesa-egress ca init, or name a writable place"));
+    }
+
+    /** An {@link IOException} that says which file of the pair is at fault. */
+    private static final class PairException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Part part;
+
+        PairException(Part part, String message) {
+            super(message);
+            this.part = part;
+        }
     }
 
     /** Creates a new CA and writes it to {@code dir/ca.pem} and {@code dir/ca.key} (0600), refusing to overwrite. */
@@ -101,25 +143,45 @@ public final class InterceptionCa {
         return new InterceptionCa(CaCertificateFactory.selfSigned(keyPair, now), keyPair.getPrivate());
     }
 
-    /** Loads and checks a pair: a conformant CA, currently valid, whose public key matches the key. */
-    static InterceptionCa load(Path certFile, Path keyFile) throws IOException {
-        X509Certificate certificate = PemFiles.readCertificate(certFile);
+    /** Loads and checks a pair: both present, a conformant CA, currently valid, whose public key matches the key. */
+    static InterceptionCa read(Path certFile, Path keyFile) throws PairException {
+        // Half a pair is never completed: a new key would silently invalidate the certificate
+        // that agents already trust, or a new certificate would be one they do not trust.
+        if (!Files.exists(certFile)) {
+            throw new PairException(Part.CERTIFICATE, "CA certificate " + certFile + " is missing but its key " + keyFile
+                    + " exists: restore the certificate, or remove the key to create a new CA");
+        }
+        if (!Files.exists(keyFile)) {
+            throw new PairException(Part.KEY, "CA key " + keyFile + " is missing but its certificate " + certFile
+                    + " exists: restore the key, or remove the certificate to create a new CA");
+        }
+        X509Certificate certificate;
+        try {
+            certificate = PemFiles.readCertificate(certFile);
+        } catch (IOException e) {
+            throw new PairException(Part.CERTIFICATE, e.getMessage());
+        }
         List<String> problems = conformanceProblems(certificate);
         if (!problems.isEmpty()) {
-            throw new IOException(certFile + " is not a conformant CA certificate (strict TLS clients such as Python 3.13 "
-                    + "would refuse it): " + String.join("; ", problems));
+            throw new PairException(Part.CERTIFICATE, certFile + " is not a conformant CA certificate (strict TLS clients such as "
+                    + "Python 3.13 would refuse it): " + String.join("; ", problems));
         }
         try {
             certificate.checkValidity();
         } catch (CertificateExpiredException | CertificateNotYetValidException e) {
-            throw new IOException(certFile + " is valid only from " + certificate.getNotBefore().toInstant() + " to "
+            throw new PairException(Part.CERTIFICATE, certFile + " is valid only from " + certificate.getNotBefore().toInstant() + " to "
                     + certificate.getNotAfter().toInstant() + ": create a new CA (mesa-egress ca init)");
         }
-        PrivateKey key = PemFiles.readPrivateKey(keyFile);
-        if (!matches(certificate, key)) {
-            throw new IOException("CA key " + keyFile + " does not belong to the certificate " + certFile);
+        PrivateKey key;
+        try {
+            key = PemFiles.readPrivateKey(keyFile);
+        } catch (IOException e) {
+            throw new PairException(Part.KEY, e.getMessage());
         }
-        warnIfShared(keyFile);
+        if (!matches(certificate, key)) {
+            throw new PairException(Part.KEY, "CA key " + keyFile + " does not belong to the certificate " + certFile
+                    + ": give the key that ca init (or openssl) wrote with this certificate");
+        }
         return new InterceptionCa(certificate, key);
     }
 

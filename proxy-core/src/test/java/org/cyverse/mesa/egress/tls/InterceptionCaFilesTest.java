@@ -98,7 +98,10 @@ class InterceptionCaFilesTest {
         Path cert = dir.resolve("a/ca.pem");
         Path key = dir.resolve("b/ca.key");
         IOException e = assertThrows(IOException.class, () -> InterceptionCa.loadOrCreate(cert, key));
-        assertEquals("CA key " + key + " does not belong to the certificate " + cert, e.getMessage());
+        assertTrue(e.getMessage().startsWith("CA key " + key + " does not belong to the certificate " + cert + ": "), e.getMessage());
+        assertEquals(java.util.Optional.of(new InterceptionCa.PairProblem(InterceptionCa.Part.KEY, e.getMessage())),
+                InterceptionCa.check(cert, key), "check finds what loadOrCreate refuses, and names the key as the file to fix");
+        assertEquals(java.util.Optional.empty(), InterceptionCa.check(cert, dir.resolve("a/ca.key")));
     }
 
     @Test

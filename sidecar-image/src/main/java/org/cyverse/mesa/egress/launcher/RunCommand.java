@@ -54,13 +54,7 @@ final class RunCommand {
                     + "only the proxy mounts");
             return Main.BAD_INPUT;
         }
-        try {
-            org.cyverse.mesa.egress.proxy.AdminToken.verify(config.control().tokenFile());
-        } catch (IOException e) {
-            err.println("mesa-egress: " + e.getMessage()); // names admin.token_file: a bad config
-            return Main.BAD_INPUT;
-        }
-        List<org.cyverse.mesa.egress.config.ConfigProblem> files = org.cyverse.mesa.egress.config.ConfigFiles.check(config);
+        List<org.cyverse.mesa.egress.config.ConfigProblem> files = Preflight.problems(config);
         if (!files.isEmpty()) {
             files.forEach(err::println); // FILE:LINE: key: message, as validate prints them, before anything is created
             return Main.BAD_INPUT;

@@ -30,14 +30,7 @@ final class ValidateCommand {
             return Main.BAD_INPUT;
         }
         MesaConfig c = result.config();
-        // What run would refuse too: the files the config names, and the admin token.
-        List<ConfigProblem> files = new java.util.ArrayList<>(org.cyverse.mesa.egress.config.ConfigFiles.check(c));
-        try {
-            org.cyverse.mesa.egress.proxy.AdminToken.verify(c.control().tokenFile());
-        } catch (java.io.IOException e) {
-            files.add(new ConfigProblem(args.positional.get(0), org.cyverse.mesa.egress.config.ConfigFiles.lineOf(c.source(),
-                    "admin.token_file"), "admin.token_file", e.getMessage().replaceFirst("^admin\\.token_file ", "")));
-        }
+        List<ConfigProblem> files = Preflight.problems(c); // what run would refuse too
         if (!files.isEmpty()) {
             files.forEach(out::println);
             return Main.BAD_INPUT;

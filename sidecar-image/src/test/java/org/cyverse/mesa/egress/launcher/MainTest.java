@@ -80,7 +80,42 @@ class MainTest extends CommandTestBase {
         Files.writeString(ca, "version: 1\ntls:\n  ca_cert: leaf.pem\n  ca_key: leaf.key\n");
         reset();
         assertEquals(2, run("validate", ca.toString()));
-        assertTrue(out().contains(ca + ":3: tls.ca_cert: " + leaf + " is not a CA certificate"), out());
+        assertTrue(out().contains(ca + ":3: tls.ca_cert: " + leaf + " is not a conformant CA certificate"), out());
+        assertTrue(out().contains("basicConstraints does not say CA:TRUE"), out());
+    }
+
+    /** A CA key that belongs to another certificate, and a CA that cannot be created: validate and run say so, naming the key. */
+    @Test
+    void validateAndRunRefuseACaPairThatRunCouldNotUse() throws Exception {
+        assertEquals(0, run("ca", "init", "--out", dir.resolve("one").toString()));
+        assertEquals(0, run("ca", "init", "--out", dir.resolve("two").toString()));
+        Path config = dir.resolve("pair.yaml");
+        Files.writeString(config, "version: 1\nlisten: 127.0.0.1:0\nadmin: 127.0.0.1:0\ntls:\n  ca_cert: one/ca.pem\n"
+                + "  ca_key: two/ca.key\n");
+        reset();
+        assertEquals(2, run("validate", config.toString()));
+        assertTrue(out().contains(config + ":6: tls.ca_key: CA key " + dir.resolve("two/ca.key") + " does not belong to the certificate "
+                + dir.resolve("one/ca.pem")), out());
+        reset();
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains(":6: tls.ca_key: CA key"), err());
+
+        // Half a pair: run would refuse it rather than make a new key the agents do not trust.
+        Files.writeString(config, "version: 1\ntls:\n  ca_cert: one/ca.pem\n  ca_key: one/missing.key\n");
+        reset();
+        assertEquals(2, run("validate", config.toString()));
+        assertTrue(out().contains(config + ":4: tls.ca_key: CA key " + dir.resolve("one/missing.key") + " is missing but its certificate"), out());
+
+        // Neither exists, and the place to create them is under a regular file.
+        Files.writeString(dir.resolve("plain"), "a file, not a directory");
+        Files.writeString(config, "version: 1\ntls:\n  ca_cert: plain/ca/ca.pem\n  ca_key: plain/ca/ca.key\n");
+        reset();
+        assertEquals(2, run("validate", config.toString()));
+        assertTrue(out().contains(config + ":3: tls.ca_cert: " + dir.resolve("plain/ca/ca.pem") + " does not exist and cannot be created ("
+                + dir.resolve("plain") + " is not a directory)"), out());
+        reset();
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains(":3: tls.ca_cert:"), err());
     }
 
     @Test
