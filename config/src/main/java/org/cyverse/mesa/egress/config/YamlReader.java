@@ -52,6 +52,10 @@ final class YamlReader {
             }
             return root;
         } catch (JsonProcessingException e) {
+            if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException marked) {
+                YamlSyntax.Described described = YamlSyntax.describe(marked);
+                throw new SyntaxException(described.line(), described.message());
+            }
             JsonLocation location = e.getLocation();
             int line = location == null ? 0 : Math.max(location.getLineNr(), 0);
             String column = location == null || location.getColumnNr() <= 0 ? "" : " (column " + location.getColumnNr() + ")";

@@ -29,7 +29,12 @@ class BrokenConfigTest {
 
     /** file | expected {@code LINE: key:} after {@code FILE:} | a fragment of the message. */
     private static final String CASES = """
-            syntax.yaml | 4: yaml: | mapping values are not allowed here
+            syntax.yaml | 4: yaml: | column 8: a ':' here cannot start a value: indent this line like the key above it
+            syntax-tab.yaml | 4: yaml: | column 1: a tab cannot indent YAML: indent with spaces
+            syntax-unclosed-list.yaml | 5: yaml: | column 12: the list opened with '[' here is not closed (expected ',' or ']', but got : on line 6): close it with ']'
+            syntax-unclosed-map.yaml | 3: yaml: | column 9: the map opened with '{' here is not closed
+            syntax-unclosed-quote.yaml | 4: yaml: | column 11: the quoted string that starts here has no closing quote (the file ends before it is closed)
+            syntax-no-colon.yaml | 3: yaml: | column 1: this line is neither "key: value" nor a list item
             empty.yaml | 1: file: | is empty
             comments-only.yaml | 1: file: | is empty
             not-a-map.yaml | 2: file: | expected a map of settings

@@ -76,6 +76,24 @@ class DockerfileTest {
         }
     }
 
+    /** Maven reads every module the parent pom lists, even with {@code -pl}: the build stage must copy each one. */
+    @Test
+    void theJarStageCopiesEveryModuleOfTheBuild() throws IOException {
+        String pom = Files.readString(Path.of("../pom.xml"), StandardCharsets.UTF_8);
+        String defaults = pom.substring(pom.indexOf("<modules>"), pom.indexOf("</modules>"));
+        List<String> modules = new ArrayList<>();
+        Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(defaults);
+        while (m.find()) {
+            modules.add(m.group(1));
+        }
+        assertTrue(modules.contains("config") && modules.contains("proxy-core"), "read the modules: " + modules);
+        List<Instruction> jarStage = stages().get(0);
+        for (String module : modules) {
+            assertTrue(jarStage.stream().anyMatch(i -> i.keyword().equals("COPY") && i.arguments().equals(module + "/ " + module + "/")),
+                    "the jar stage does not COPY " + module + "/, so its mvn package fails: " + jarStage);
+        }
+    }
+
     @Test
     void noAddNoSudoNoPipedInstallerScripts() throws IOException {
         String text = Files.readString(Path.of("Dockerfile"), StandardCharsets.UTF_8);
