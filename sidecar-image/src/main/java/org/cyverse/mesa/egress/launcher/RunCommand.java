@@ -17,6 +17,7 @@ import org.cyverse.mesa.egress.proxy.ConfigReloader;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.proxy.ProxyServer;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * {@code run}: serve until SIGTERM or SIGINT, then stop accepting, let open exchanges finish
@@ -95,13 +96,19 @@ final class RunCommand {
             reloader.watch(WATCH_MILLIS);
         }
         ConfigReloader hup = reloader;
-        Signal.handle(new Signal("HUP"), s -> {
+        SignalHandler before = Signal.handle(new Signal("HUP"), s -> {
             if (hup == null) {
                 LOG.info("SIGHUP: no config file to reload (started without --config)");
             } else {
                 hup.reloadNow("SIGHUP");
             }
         });
+        if (before == SignalHandler.SIG_IGN) {
+            // The JVM keeps a signal ignored that was ignored at start (nohup): the handler above is not installed.
+            LOG.warning("SIGHUP is ignored by this process (started under nohup, or by a parent that ignores it), so it"
+                    + " cannot reload the config; a change of the config file on disk still reloads it. Start the proxy"
+                    + " with bin/mesa-egress, which resets SIGHUP, or without nohup");
+        }
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());

@@ -60,8 +60,17 @@ class RunProcessIT {
     }
 
     private Process launch(String... args) throws IOException {
+        return launchUnder(null, args);
+    }
+
+    /** bin/mesa-egress ARGS, run by {@code wrapper} (e.g. nohup) when it is not null. */
+    private Process launchUnder(String wrapper, String... args) throws IOException {
         Path launcher = Path.of("bin/mesa-egress").toAbsolutePath();
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(launcher.toString()));
+        java.util.List<String> command = new java.util.ArrayList<>();
+        if (wrapper != null) {
+            command.add(wrapper);
+        }
+        command.add(launcher.toString());
         command.addAll(java.util.List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
         builder.environment().put("MESA_EGRESS_JAR", Path.of("target/mesa-egress.jar").toAbsolutePath().toString());
@@ -122,6 +131,19 @@ class RunProcessIT {
         assertNotNull(awaitLog("stopped cleanly"));
         String audit = Files.readString(dir.resolve("stdout.log"));
         assertEquals(2, audit.lines().count(), "one audit line per request on stdout: " + audit);
+    }
+
+    /** nohup starts the process with SIGHUP ignored, which the JVM would keep: the launcher gives it back. */
+    @Test
+    void sighupReloadsUnderNohup() throws Exception {
+        Path file = dir.resolve("mesa-egress.yaml");
+        Files.writeString(file, config(""));
+        launchUnder("nohup", "run", "--config", file.toString());
+        awaitLog("serving profile P2");
+        new ProcessBuilder("kill", "-HUP", Long.toString(process.pid())).start().waitFor();
+        awaitLog("config reloaded (SIGHUP)");
+        assertTrue(process.isAlive(), "SIGHUP reloads, it does not stop the proxy");
+        assertTrue(!Files.readString(dir.resolve("stderr.log")).contains("SIGHUP is ignored"), Files.readString(dir.resolve("stderr.log")));
     }
 
     @Test
