@@ -83,6 +83,26 @@ public final class Refusals {
         return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null, 0, Map.of());
     }
 
+    /** {@code 502 upstream_tls_error} with the hint for what failed ({@link UpstreamTlsFailure}): the certificate, ALPN, the TLS version, ... */
+    public static Refusal upstreamTls(Throwable cause, String host, String profile) {
+        UpstreamTlsFailure failure = UpstreamTlsFailure.of(cause);
+        String name = host == null ? "the host" : host;
+        String hint = switch (failure.kind()) {
+            case CERTIFICATE -> hint(Reason.UPSTREAM_TLS_ERROR, host, profile);
+            case APPLICATION_PROTOCOL -> name + " refused every application protocol the proxy offered (ALPN http/1.1): it speaks"
+                    + " HTTP/2 only, which the proxy does not relay on an intercepted connection; with tls.intercept: auto a host"
+                    + " that needs no interception (no credential, method or path rule) is tunnelled untouched";
+            case NO_COMMON_VERSION -> name + " and the proxy share no TLS version or cipher suite (the proxy speaks TLS 1.2 and 1.3);"
+                    + " an upstream that needs an older TLS cannot be reached through it";
+            case CLIENT_CERTIFICATE -> name + " asks for a client certificate, which the proxy does not present";
+            case NOT_TLS -> "the upstream did not answer in TLS: check that " + name + " serves HTTPS on that port (plain http"
+                    + " goes through the proxy as http://, not https://)";
+            case OTHER -> "the TLS handshake with " + name + " failed; check that it serves HTTPS on that port";
+        };
+        return new Refusal(502, Reason.UPSTREAM_TLS_ERROR, error(Reason.UPSTREAM_TLS_ERROR, host, failure.detail()), host, hint, null, 0,
+                Map.of());
+    }
+
     /** A bad request of shape {@code problem}; {@code detail} says what exactly was wrong (never a secret). */
     public static Refusal badRequest(Problem problem, String detail) {
         String error = detail == null ? problem.error : problem.error + ": " + detail;

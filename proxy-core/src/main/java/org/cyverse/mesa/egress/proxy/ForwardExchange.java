@@ -234,8 +234,8 @@ final class ForwardExchange implements UpstreamListener {
     }
 
     @Override
-    public void upstreamTlsFailed(String detail) {
-        failBeforeAnswer(Reason.UPSTREAM_TLS_ERROR, detail);
+    public void upstreamTlsFailed(Throwable cause) {
+        abandon(Refusals.upstreamTls(cause, destination.host(), state.profile()));
     }
 
     @Override

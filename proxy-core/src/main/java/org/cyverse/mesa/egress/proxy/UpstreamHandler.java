@@ -56,7 +56,7 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent) evt).isSuccess()) {
             if (listener != null) {
-                listener.upstreamTlsFailed(rootMessage(((SslHandshakeCompletionEvent) evt).cause()));
+                listener.upstreamTlsFailed(((SslHandshakeCompletionEvent) evt).cause());
             }
             ctx.close();
             return;
@@ -71,16 +71,6 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
             }
         }
-    }
-
-    private static String rootMessage(Throwable t) {
-        if (t == null) {
-            return "handshake failed";
-        }
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
     @Override

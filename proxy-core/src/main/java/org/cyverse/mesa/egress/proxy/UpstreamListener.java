@@ -17,6 +17,6 @@ interface UpstreamListener {
     /** No bytes from the upstream within the idle timeout. */
     void upstreamIdle();
 
-    /** TLS with the upstream failed: its chain or name did not verify, or the handshake broke; {@code detail} says how. */
-    void upstreamTlsFailed(String detail);
+    /** TLS with the upstream failed: its chain or name did not verify, or the handshake broke; {@code cause} says how (may be null). */
+    void upstreamTlsFailed(Throwable cause);
 }

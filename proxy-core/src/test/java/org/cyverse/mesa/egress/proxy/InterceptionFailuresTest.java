@@ -70,6 +70,48 @@ class InterceptionFailuresTest {
         }
     }
 
+    /** A server that insists on h2 (ALPN) answers the proxy's http/1.1 with no_application_protocol: the hint says so, not "certificate". */
+    @Test
+    void anHttp2OnlyUpstreamIs502WithAHintAboutHttp2NotCertificates() throws Exception {
+        TestPki pki = new TestPki("upstream");
+        Path ca = pki.writeCaPem(dir.resolve("ca.pem"));
+        try (javax.net.ssl.SSLServerSocket server = (javax.net.ssl.SSLServerSocket) pki.serverContext("localhost").getServerSocketFactory()
+                .createServerSocket(0, 4, java.net.InetAddress.getByName("127.0.0.1"))) {
+            javax.net.ssl.SSLParameters h2Only = server.getSSLParameters();
+            h2Only.setApplicationProtocols(new String[] {"h2"});
+            server.setSSLParameters(h2Only);
+            List<String> serverSaw = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) server.accept()) {
+                        socket.setSoTimeout(10_000);
+                        socket.startHandshake();
+                        serverSaw.add("handshake completed");
+                    } catch (java.io.IOException e) {
+                        serverSaw.add(String.valueOf(e.getMessage()));
+                    }
+                }
+            });
+            acceptor.start();
+            try (ProxyFixture proxy = ProxyFixture.start(allowing(server.getLocalPort(),
+                    "tls:\n  intercept: all\n  upstream_ca: \"" + ca + "\"\n"))) {
+                HttpResponse<String> response = clientOf(proxy).send(
+                        HttpRequest.newBuilder(URI.create("https://localhost:" + server.getLocalPort() + "/x")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(502, response.statusCode());
+                assertEquals("upstream_tls_error", response.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
+                assertTrue(response.body().contains("HTTP/2 only"), response.body());
+                assertTrue(response.body().toLowerCase(java.util.Locale.ROOT).contains("no_application_protocol"), response.body());
+                assertTrue(!response.body().contains("tls.upstream_ca"), "not a certificate problem: " + response.body());
+            }
+            server.close();
+            acceptor.join(10_000);
+            // The tunnel's own dial and the request's second one (the first link died in its handshake): each refused ALPN.
+            assertTrue(serverSaw.stream().filter(e -> !e.equals("Socket closed")).allMatch(e -> e.contains("application layer protocol")),
+                    "the upstream refused ALPN: " + serverSaw);
+        }
+    }
+
     @Test
     void aSentinelOverPlainHttpIsRefusedAndARequestWithoutOneGoesOutUnchanged() throws Exception {
         List<String> keys = new ArrayList<>();
