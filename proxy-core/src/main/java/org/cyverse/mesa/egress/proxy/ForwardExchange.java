@@ -3,7 +3,6 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
@@ -83,8 +82,8 @@ final class ForwardExchange implements UpstreamListener {
             return;
         }
         UpstreamHandler handler = new UpstreamHandler();
-        ChannelInitializer<Channel> init = Pipelines.upstream(state, destination, tls, handler);
-        proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
+        proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), Pipelines.upstream(state, destination, tls, handler))
+                .addListener((Future<Channel> f) -> {
             if (phase == Phase.DONE) {
                 if (f.isSuccess()) {
                     f.getNow().close();
@@ -168,6 +167,7 @@ final class ForwardExchange implements UpstreamListener {
                 }
                 download = Download.STREAMING;
                 status = code;
+                msg = ResponseLengthHold.head(response, framing, state); // a scrubbed body may get its length back
             }
         }
         boolean interim = download == Download.INTERIM;

@@ -6,7 +6,8 @@ package org.cyverse.mesa.egress.proxy;
  *
  * <p>Client channel, while it speaks HTTP: {@link #GATE} (connection count, for the connection's
  * whole life), {@link #DECODER} (strict request decoder: every smuggling check), {@link #ENCODER}
- * (response encoder), {@link #TIMERS} (header and idle timeouts, lingering close), {@link #CLIENT}
+ * (response encoder), {@link #LENGTH_HOLD} (a scrubbed body held to send it with its length),
+ * {@link #TIMERS} (header and idle timeouts, lingering close), {@link #CLIENT}
  * (admits each request and forwards it, or starts a tunnel).
  *
  * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE},
@@ -14,7 +15,7 @@ package org.cyverse.mesa.egress.proxy;
  *
  * <p>Client channel of an intercepted CONNECT: {@link #GATE}, {@link #SNI_CHECK} (until the
  * ClientHello has been judged and the leaf certificate found), then {@link #TLS} (server side),
- * {@link #DECODER}, {@link #ENCODER}, {@link #TIMERS}, {@link #CLIENT}.
+ * {@link #DECODER}, {@link #ENCODER}, {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}.
  *
  * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
  * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
@@ -26,6 +27,7 @@ final class PipelineNames {
     static final String GATE = "connection-gate";
     static final String DECODER = "request-decoder";
     static final String ENCODER = "response-encoder";
+    static final String LENGTH_HOLD = "response-length-hold";
     static final String TIMERS = "client-timers";
     static final String CLIENT = "client";
     static final String IDLE = "idle";

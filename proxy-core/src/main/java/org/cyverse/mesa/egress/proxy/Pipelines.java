@@ -109,7 +109,8 @@ final class Pipelines {
         int maxHeaderBytes = proxy.state().config().limits().maxHeaderBytes();
         p.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
         p.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
-        p.addAfter(PipelineNames.ENCODER, PipelineNames.TIMERS, new ClientTimers(proxy));
+        p.addAfter(PipelineNames.ENCODER, PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.holdBudget));
+        p.addAfter(PipelineNames.LENGTH_HOLD, PipelineNames.TIMERS, new ClientTimers(proxy));
         p.addAfter(PipelineNames.TIMERS, PipelineNames.CLIENT, clientHandler);
         p.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, tls);
     }
@@ -117,12 +118,14 @@ final class Pipelines {
     private static void addHttp(ChannelPipeline p, ProxyContext proxy, ChannelHandler clientHandler) {
         p.addLast(PipelineNames.DECODER, new StrictRequestDecoder(proxy.state().config().limits().maxHeaderBytes()))
                 .addLast(PipelineNames.ENCODER, new HttpResponseEncoder())
+                .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.holdBudget))
                 .addLast(PipelineNames.TIMERS, new ClientTimers(proxy))
                 .addLast(PipelineNames.CLIENT, clientHandler);
     }
 
     private static void removeHttp(ChannelPipeline p) {
         p.remove(PipelineNames.ENCODER);
+        p.remove(PipelineNames.LENGTH_HOLD);
         p.remove(PipelineNames.CLIENT);
         p.remove(PipelineNames.TIMERS);
         p.remove(PipelineNames.DECODER); // last: hands any bytes it holds on

@@ -21,8 +21,10 @@ import org.cyverse.mesa.egress.injector.StreamReplacer;
  * @param body what the body goes through to reach the client (decoding, scrubbing), or {@code null} for nothing
  * @param unreadable why a body that must be scrubbed cannot be read (a content coding the proxy
  *     does not decode), or {@code null}: the response is then refused
+ * @param declaredLength the upstream's {@code Content-Length} of a body that is scrubbed (and so
+ *     sent chunked), or -1: {@link ResponseLengthHold} may restore a length from it
  */
-record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBody body, String unreadable) {
+record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBody body, String unreadable, long declaredLength) {
 
     /**
      * @param request the client's request head (its version and method)
@@ -44,6 +46,7 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
         HopByHop.strip(response.headers());
         ResponseScrubbing.scrubHeaders(response.headers(), injector);
         ResponseBody body = null;
+        long declaredLength = -1;
         StreamReplacer scrubber = bodyless ? null : injector.responseScrubber();
         if (scrubber != null && !scrubber.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
             String coding = ContentCoding.of(response.headers());
@@ -53,12 +56,13 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
                     decoding = ContentCoding.decoding(coding);
                 } catch (ContentCoding.UnsupportedCodingException e) {
                     return new ResponseFraming(false, true, null, "the upstream answered in " + e.getMessage()
-                            + ", which the proxy cannot decode to keep secrets out of it");
+                            + ", which the proxy cannot decode to keep secrets out of it", -1);
                 }
                 response.headers().remove(HttpHeaderNames.CONTENT_ENCODING);
             }
             // A secret echoed in the body is replaced by its sentinel: the length may change.
             body = new ResponseBody(scrubber, decoding);
+            declaredLength = chunked ? -1 : HttpUtil.getContentLength(response, -1L);
             response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
             chunked = true;
@@ -75,6 +79,6 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
         } else if (http10Client) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        return new ResponseFraming(upstreamReusable, closeClient, body, null);
+        return new ResponseFraming(upstreamReusable, closeClient, body, null, declaredLength);
     }
 }

@@ -287,6 +287,30 @@ class BodyScanTest {
         assertEquals("Bearer " + SECRET, llm.seen().get(llm.seen().size() - 1).header("Authorization"));
         assertNull(response.headers().firstValue("Content-Encoding").orElse(null), "decoded for the client");
         assertEquals("{\"error\":\"invalid key: Bearer " + SENTINEL + "\"}", response.body());
+        assertEquals(Long.toString(response.body().getBytes(StandardCharsets.UTF_8).length),
+                response.headers().firstValue("Content-Length").orElse(null), "the scrubbed body's own length, not chunked");
+        assertNull(response.headers().firstValue("Transfer-Encoding").orElse(null));
+    }
+
+    /** A scrubbed body within limits.scan_hold_bytes keeps a Content-Length (its new one); a longer one streams chunked. */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {200 * 1024, 3 * 1024 * 1024})
+    void aScrubbedDownloadKeepsItsLengthWithinTheHoldAndStreamsBeyondIt(int size) throws Exception {
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(URI.create(llmUrl("/v1/download?size=" + size))).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, response.statusCode());
+        String body = new String(response.body(), StandardCharsets.UTF_8);
+        int blocks = (size + 64 * 1024 - 1) / (64 * 1024);
+        assertEquals(blocks, body.split(java.util.regex.Pattern.quote(SENTINEL), -1).length - 1, "every echoed key scrubbed");
+        assertFalse(body.contains(SECRET));
+        int scrubbed = size + blocks * (("Bearer " + SENTINEL).length() - ("Bearer " + SECRET).length());
+        assertEquals(scrubbed, response.body().length);
+        if (size <= 1024 * 1024) {
+            assertEquals(Integer.toString(scrubbed), response.headers().firstValue("Content-Length").orElse(null));
+        } else {
+            assertNull(response.headers().firstValue("Content-Length").orElse(null), "past the hold: streamed");
+            assertEquals("chunked", response.headers().firstValue("Transfer-Encoding").orElse(null));
+        }
     }
 
     @Test
