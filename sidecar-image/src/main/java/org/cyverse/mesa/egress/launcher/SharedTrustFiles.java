@@ -2,6 +2,7 @@ package org.cyverse.mesa.egress.launcher;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +30,9 @@ import java.util.Set;
  * interception CA plus the system trust plus {@code tls.upstream_ca}, so that {@code SSL_CERT_FILE}
  * and friends keep working for hosts the proxy tunnels instead of intercepting), and
  * {@code truststore.p12} (the same certificates as a PKCS12 trust store for Java agents, password
- * {@value #TRUSTSTORE_PASSWORD}).
+ * {@value #TRUSTSTORE_PASSWORD}), and {@code node-proxy.cjs}, the preload that takes the fetch and
+ * https of a Node older than 24.5 through the proxy variables, which Node ignores
+ * ({@code NODE_OPTIONS=--require=...}).
  *
  * <p>Each file is written to a temporary name in the same directory and renamed over the old one,
  * so a reader sees the old file or the new one, never half of one; every file is world-readable
@@ -40,6 +43,7 @@ final class SharedTrustFiles {
     static final String CA_FILE = "ca.pem";
     static final String BUNDLE_FILE = "bundle.pem";
     static final String TRUSTSTORE_FILE = "truststore.p12";
+    static final String NODE_PRELOAD_FILE = "node-proxy.cjs";
     /**
      * The trust store's password. It protects nothing (the store holds public certificates only);
      * Java needs one to check the store's integrity, and "changeit" is the JDK's own for cacerts.
@@ -68,6 +72,7 @@ final class SharedTrustFiles {
         }
         writeAtomically(dir.resolve(BUNDLE_FILE), pem(byAlias.values()));
         writeAtomically(dir.resolve(TRUSTSTORE_FILE), pkcs12(byAlias));
+        writeAtomically(dir.resolve(NODE_PRELOAD_FILE), nodePreload());
         return byAlias.size();
     }
 
@@ -87,10 +92,20 @@ final class SharedTrustFiles {
             sources += ", " + upstream.certificates().size() + " from tls.upstream_ca " + upstreamCa;
         }
         int total = write(dir, interceptionCa, trusted);
-        return "wrote " + (interceptionCa == null ? "" : CA_FILE + ", ") + BUNDLE_FILE + " and " + TRUSTSTORE_FILE
+        return "wrote " + (interceptionCa == null ? "" : CA_FILE + ", ") + BUNDLE_FILE + ", " + NODE_PRELOAD_FILE + " and " + TRUSTSTORE_FILE
                 + " (password " + TRUSTSTORE_PASSWORD + ") to " + dir + ": " + total + " distinct certificates"
                 + (interceptionCa == null ? " (no interception CA: tls.intercept is none)" : ", the interception CA")
                 + " + " + sources;
+    }
+
+    /** The Node preload, as the jar carries it. */
+    static byte[] nodePreload() throws IOException {
+        try (InputStream in = SharedTrustFiles.class.getResourceAsStream(NODE_PRELOAD_FILE)) {
+            if (in == null) {
+                throw new IOException("the jar lacks " + NODE_PRELOAD_FILE + " (a broken build)");
+            }
+            return in.readAllBytes();
+        }
     }
 
     /** Aliases in bundle order, duplicates (same DER) dropped; the interception CA comes first. */

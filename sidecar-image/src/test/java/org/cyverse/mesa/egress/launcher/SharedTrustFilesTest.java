@@ -44,11 +44,12 @@ class SharedTrustFilesTest {
         assertEquals(3, store.size());
         assertTrue(store.isCertificateEntry("mesa-egress-interception-ca"));
         assertEquals(ca, store.getCertificate("mesa-egress-interception-ca"));
-        for (String name : List.of("ca.pem", "bundle.pem", "truststore.p12")) {
+        for (String name : List.of("ca.pem", "bundle.pem", "truststore.p12", "node-proxy.cjs")) {
             assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(share.resolve(name))), name);
         }
+        assertTrue(Files.readString(share.resolve("node-proxy.cjs")).contains("undici.globalDispatcher"), "the Node preload");
         try (var files = Files.list(share)) {
-            assertEquals(3, files.count(), "no temporary file left");
+            assertEquals(4, files.count(), "no temporary file left");
         }
     }
 

@@ -78,6 +78,7 @@ class ManifestsTest {
                 Map.entry("SSL_CERT_FILE", SHARE + "/bundle.pem"), Map.entry("REQUESTS_CA_BUNDLE", SHARE + "/bundle.pem"),
                 Map.entry("CURL_CA_BUNDLE", SHARE + "/bundle.pem"), Map.entry("GIT_SSL_CAINFO", SHARE + "/bundle.pem"),
                 Map.entry("NODE_EXTRA_CA_CERTS", SHARE + "/bundle.pem"), // with a private tls.upstream_ca, tunnelled hosts need it too
+                Map.entry("NODE_USE_ENV_PROXY", "1"), Map.entry("NODE_OPTIONS", "--require=" + SHARE + "/node-proxy.cjs"),
                 Map.entry("JAVA_TOOL_OPTIONS", "-Djavax.net.ssl.trustStore=" + SHARE + "/truststore.p12 "
                         + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=changeit"
                         + " -Dhttp.proxyHost=" + host(proxy) + " -Dhttp.proxyPort=3128 -Dhttps.proxyHost=" + host(proxy)
@@ -436,6 +437,88 @@ class ManifestsTest {
             assertTrue(proxy.awaitAuditRecord(r -> "agent.test".equals(r.path("host").asText())).path("decision").asText().equals("allow"));
         } finally {
             upstream.stop(0);
+        }
+    }
+
+    /**
+     * Node 20 ignores HTTPS_PROXY in fetch and https alike: the agent's Node variables, exactly as
+     * the P2 manifest gives them (share dir and port moved to this test's), with the share dir as
+     * run writes it, take fetch over plain http (forwarded), fetch and https.get to an allowed
+     * HTTPS host (tunnelled; its private CA verifies through bundle.pem) and to a refused one (the
+     * refusal read inside TLS) through the real proxy. Without NODE_OPTIONS the same program
+     * bypasses the proxy: the names resolve nowhere else.
+     */
+    @Test
+    void theAgentsNodeEnvironmentAloneTakesFetchAndHttpsThroughTheProxy() throws Exception {
+        Map<String, String> manifest = env(container(podSpec(load("p2-background")), "agent"));
+        com.sun.net.httpserver.HttpServer plain = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 4);
+        plain.createContext("/", exchange -> {
+            byte[] body = "hello node".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        plain.start();
+        org.cyverse.mesa.egress.testpki.TestPki pki = new org.cyverse.mesa.egress.testpki.TestPki("private upstream CA");
+        Path upstreamCa = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
+        int plainPort = plain.getAddress().getPort();
+        try (org.cyverse.mesa.egress.testkit.HttpsUpstream tls = new org.cyverse.mesa.egress.testkit.HttpsUpstream(
+                pki.serverContext("tunnel.test"), "127.0.0.1");
+                org.cyverse.mesa.egress.testkit.ProxyFixture proxy = org.cyverse.mesa.egress.testkit.ProxyFixture.start(
+                        "profile: P2\negress: N2\nallow:\n  - host: \"agent.test\"\n    ports: [" + plainPort + "]\n"
+                        + "  - host: \"tunnel.test\"\n    ports: [" + tls.port() + "]\n"
+                        + "network:\n  allow_private: [\"127.0.0.1/32\"]\ntls:\n  upstream_ca: \"" + upstreamCa + "\"\n",
+                        host -> List.of(java.net.InetAddress.getByName("127.0.0.1")))) {
+            Path share = dir.resolve("share");
+            org.cyverse.mesa.egress.launcher.ShareDirs.publish(share, proxy.server().ca().certificate(), upstreamCa);
+            Path program = dir.resolve("agent.js");
+            Files.writeString(program, String.join("\n",
+                    "const https = require('https');",
+                    "(async () => {",
+                    "  for (const url of process.argv.slice(2)) {",
+                    "    try { const r = await fetch(url); console.log('fetch', url, r.status, r.headers.get('x-mesa-egress-reason') || await r.text()); }",
+                    "    catch (e) { console.log('fetch', url, 'failed', e.cause ? e.cause.message : e.message); }",
+                    "  }",
+                    "  for (const url of process.argv.slice(3)) {",
+                    "    await new Promise((done) => https.get(url, (res) => { let t = ''; res.on('data', (c) => { t += c; });",
+                    "      res.on('end', () => { console.log('https.get', url, res.statusCode, res.headers['x-mesa-egress-reason'] || t.slice(0, 20)); done(); }); })",
+                    "      .on('error', (e) => { console.log('https.get', url, 'failed', e.message); done(); }));",
+                    "  }",
+                    "})();"));
+            String forwarded = "http://agent.test:" + plainPort + "/";
+            String tunnelled = "https://tunnel.test:" + tls.port() + "/";
+            String refused = "https://exfil.example.org/";
+            java.util.function.Function<Boolean, String> runNode = withPreload -> {
+                ProcessBuilder agent = new ProcessBuilder("node", program.toString(), forwarded, tunnelled, refused).redirectErrorStream(true);
+                agent.environment().keySet().removeIf(k -> k.toLowerCase(java.util.Locale.ROOT).endsWith("_proxy") || k.startsWith("NODE_"));
+                for (String name : List.of("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "NODE_EXTRA_CA_CERTS", "NODE_USE_ENV_PROXY", "NODE_OPTIONS")) {
+                    if (withPreload || !name.equals("NODE_OPTIONS")) {
+                        agent.environment().put(name, manifest.get(name).replace(SHARE, share.toString()).replace("3128", Integer.toString(proxy.port())));
+                    }
+                }
+                try {
+                    Process run = agent.start();
+                    String printed = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertTrue(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+                    return printed;
+                } catch (IOException | InterruptedException e) {
+                    throw new AssertionError("node did not run (bin/test installs it): " + e, e);
+                }
+            };
+            String printed = runNode.apply(true);
+            assertTrue(printed.contains("fetch " + forwarded + " 200 hello node"), "plain http, forwarded: " + printed);
+            assertTrue(printed.contains("fetch " + tunnelled + " 200"), "an allowed HTTPS host, tunnelled, its private CA from bundle.pem: " + printed);
+            assertTrue(printed.contains("https.get " + tunnelled + " 200"), printed);
+            assertTrue(printed.contains("fetch " + refused + " 403 host_not_allowed"), "the refusal, read inside TLS: " + printed);
+            assertTrue(printed.contains("https.get " + refused + " 403 host_not_allowed"), printed);
+            assertEquals(2, tls.seen().size(), "fetch and https.get each reached the tunnelled host: " + tls.seen());
+            assertEquals("allow", proxy.awaitAuditRecord(r -> "agent.test".equals(r.path("host").asText())).path("decision").asText());
+
+            String bypassed = runNode.apply(false);
+            assertTrue(bypassed.contains("fetch " + forwarded + " failed") && bypassed.contains("https.get " + refused + " failed"),
+                    "without the preload Node 20 ignores the proxy variables: " + bypassed);
+        } finally {
+            plain.stop(0);
         }
     }
 
