@@ -16,7 +16,8 @@ import java.util.List;
  * What {@code run} would find wrong with the files a valid config names, checked without starting
  * anything, so that {@code validate} says it too and {@code run} exits 2 naming the key (SPEC.md:
  * a bad config) instead of failing later: {@code tls.upstream_ca} readable and holding CA
- * certificates only, and {@code audit.sink}'s directory there and writable. The interception CA
+ * certificates only, {@code broker.openbao.ca_cert} a PEM certificate file, and the directories of
+ * {@code audit.sink} and {@code approvals.state_file} there and writable. The interception CA
  * pair is the proxy's to check ({@code InterceptionCa.check}), which holds it to its profile.
  */
 public final class ConfigFiles {
@@ -34,32 +35,65 @@ public final class ConfigFiles {
             }
         }
         if (config.audit().sink() instanceof MesaConfig.Audit.AppendTo file) {
-            Path dir = file.file().toAbsolutePath().getParent();
-            if (!Files.isDirectory(dir)) {
-                problems.add(problem(config, "audit.sink", "its directory " + dir + " does not exist; create it, or write the audit to stdout"));
-            } else if (Files.exists(file.file()) ? !Files.isWritable(file.file()) : !Files.isWritable(dir)) {
-                problems.add(problem(config, "audit.sink", file.file() + " cannot be written by this user"));
+            String problem = cannotWrite(file.file(), "write the audit to stdout");
+            if (problem != null) {
+                problems.add(problem(config, "audit.sink", problem));
+            }
+        }
+        MesaConfig.Approvals approvals = config.approvals();
+        if (approvals != null && approvals.enabled() && approvals.stateFile() != null) {
+            String problem = cannotWrite(approvals.stateFile(), "leave approvals.state_file out to keep approvals in memory only");
+            if (problem != null) {
+                problems.add(problem(config, "approvals.state_file", problem));
+            }
+        }
+        MesaConfig.Broker broker = config.broker();
+        if (broker != null && broker.caCert() != null) {
+            String problem = certificates(broker.caCert(), "broker.openbao.ca_cert takes the certificate of the CA that signs OpenBao's");
+            if (problem != null) {
+                problems.add(problem(config, "broker.openbao.ca_cert", problem));
             }
         }
         return problems;
     }
 
+    /** Why the proxy could not create or append to {@code file}, or {@code null}; {@code instead} is the way out. */
+    private static String cannotWrite(Path file, String instead) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (!Files.isDirectory(dir)) {
+            return "its directory " + dir + " does not exist; create it, or " + instead;
+        }
+        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(dir)) {
+            return file + " cannot be written by this user";
+        }
+        return null;
+    }
+
     private static String upstreamCa(Path file) {
+        String problem = certificates(file, "tls.upstream_ca takes the certificates of the CAs that sign upstreams");
+        if (problem != null) {
+            return problem;
+        }
+        for (X509Certificate c : certificates(text(file))) {
+            if (c.getBasicConstraints() < 0) {
+                return file + " holds " + c.getSubjectX500Principal().getName() + ", which is not a CA certificate (basicConstraints CA:TRUE)";
+            }
+        }
+        return null;
+    }
+
+    /** Why {@code file} is not a readable PEM file of certificates only, or {@code null}; {@code takes} says what belongs there. */
+    private static String certificates(Path file, String takes) {
         String text = text(file);
         if (text == null) {
             return unreadable(file);
         }
         if (text.contains("PRIVATE KEY-----")) {
-            return file + " holds a private key: tls.upstream_ca takes the certificates of the CAs that sign upstreams, never a key";
+            return file + " holds a private key: " + takes + ", never a key";
         }
         Collection<X509Certificate> certificates = certificates(text);
         if (certificates == null || certificates.isEmpty()) {
             return file + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
-        }
-        for (X509Certificate c : certificates) {
-            if (c.getBasicConstraints() < 0) {
-                return file + " holds " + c.getSubjectX500Principal().getName() + ", which is not a CA certificate (basicConstraints CA:TRUE)";
-            }
         }
         return null;
     }

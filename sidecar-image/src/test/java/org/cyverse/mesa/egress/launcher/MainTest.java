@@ -118,6 +118,24 @@ class MainTest extends CommandTestBase {
         assertTrue(err().contains(":3: tls.ca_cert:"), err());
     }
 
+    /** An OpenBao CA file that is not there, and an approvals state file in a missing directory: run would fail on both. */
+    @Test
+    void validateAndRunRefuseAMissingOpenBaoCaAndAStateFileWithoutItsDirectory() throws Exception {
+        Files.writeString(dir.resolve("token"), "an-admin-token-of-32-characters!\n");
+        Path config = dir.resolve("broker.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\nlisten: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\n  token_file: token\n"
+                + "approvals:\n  enabled: true\n  state_file: gone/approvals.json\n"
+                + "broker:\n  openbao:\n    address: https://openbao.example.org:8200\n    ca_cert: missing-ca.pem\n"
+                + "    auth:\n      method: token\n      token_file: bao-token\n");
+        assertEquals(2, run("validate", config.toString()));
+        assertTrue(out().contains(config + ":9: approvals.state_file: its directory " + dir.resolve("gone") + " does not exist"), out());
+        assertTrue(out().contains(config + ":13: broker.openbao.ca_cert: " + dir.resolve("missing-ca.pem") + " cannot be read (no such file)"),
+                out());
+        reset();
+        assertEquals(2, run("run", "--config", config.toString()));
+        assertTrue(err().contains(":9: approvals.state_file:") && err().contains(":13: broker.openbao.ca_cert:"), err());
+    }
+
     @Test
     void trustRefusesAShareDirBesideTheCaKey() throws Exception {
         Path ca = dir.resolve("ca");

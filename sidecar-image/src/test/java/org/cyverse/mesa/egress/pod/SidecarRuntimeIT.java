@@ -180,14 +180,14 @@ class SidecarRuntimeIT {
     @Test
     @Order(2)
     void theShareDirHoldsWorldReadableTrustFilesAndNoKey() throws Exception {
-        for (String name : List.of("ca.pem", "bundle.pem", "truststore.p12")) {
+        for (String name : List.of("ca.pem", "bundle.pem", "truststore.p12", "node-proxy.cjs")) {
             Path file = share.resolve(name);
             assertTrue(Files.isRegularFile(file), name);
             assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)), name);
             assertFalse(Files.readString(file, StandardCharsets.ISO_8859_1).contains("PRIVATE KEY"), name + " must not hold a key");
         }
         try (var files = Files.list(share)) {
-            assertEquals(3, files.count(), "no temporary files left behind");
+            assertEquals(4, files.count(), "no temporary files left behind");
         }
         String servedCa = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/ca.pem")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
