@@ -24,8 +24,8 @@ import javax.net.ssl.SSLContext;
  */
 public final class HttpsUpstream implements AutoCloseable {
 
-    /** What one request brought. */
-    public record Seen(String method, String uri, Map<String, List<String>> headers, long bodyBytes, String body) {
+    /** What one request brought, and the client port of the connection it came on (one port, one connection). */
+    public record Seen(String method, String uri, Map<String, List<String>> headers, long bodyBytes, String body, int clientPort) {
         public String header(String name) {
             for (var e : headers.entrySet()) {
                 if (e.getKey().equalsIgnoreCase(name)) {
@@ -58,6 +58,11 @@ public final class HttpsUpstream implements AutoCloseable {
         return seen;
     }
 
+    /** The connections the requests came on so far. */
+    public long connections() {
+        return seen.stream().mapToInt(Seen::clientPort).distinct().count();
+    }
+
     public void bigSize(long size) {
         this.bigSize = size;
     }
@@ -88,7 +93,7 @@ public final class HttpsUpstream implements AutoCloseable {
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.putAll(exchange.getRequestHeaders());
         seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body,
-                head.toString(StandardCharsets.UTF_8)));
+                head.toString(StandardCharsets.UTF_8), exchange.getRemoteAddress().getPort()));
         String path = exchange.getRequestURI().getPath();
         if (path.startsWith("/hold")) {
             held.release();
