@@ -116,8 +116,16 @@ public record MesaConfig(
      * @param explainRefusals (an extension, default on) whether a refused CONNECT is answered inside
      *     TLS terminated with the interception CA, so that clients which show no CONNECT answer
      *     show the refusal's body
+     * @param requireSni (an extension, default off) whether a tunnel's ClientHello without a
+     *     server name is refused (400) instead of going to the CONNECT target's vetted address
      */
-    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {}
+    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni) {
+
+        /** Without {@code require_sni} (its default). */
+        public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false);
+        }
+    }
 
     /**
      * {@code broker.openbao:}; {@code null} in {@link MesaConfig#broker()} when absent.

@@ -53,7 +53,7 @@ final class RefusalTunnel {
                 ctx.close();
                 return;
             }
-            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, new SniCheck.Outcome() {
+            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, false, new SniCheck.Outcome() {
                 @Override
                 public Future<SslContext> context(ChannelHandlerContext sni) {
                     return proxy.leaves.serverContext(sni.executor(), destination);

@@ -13,14 +13,18 @@ import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.tls.ClientHelloReader;
 
 /**
  * Reads the TLS ClientHello at the start of a CONNECT tunnel, before a byte of it goes anywhere,
  * and refuses the tunnel (421 {@code host_mismatch}) when its server name is not the CONNECT
  * target: otherwise an agent could CONNECT to an allowed front host and ask the CDN behind it for
- * another (domain fronting). Data that is not TLS is refused too: the proxy will not carry a
- * protocol it cannot judge. A ClientHello without a server name is let through: the connection
- * still goes only to the vetted address of the CONNECT target.
+ * another (domain fronting). The hello is read strictly first ({@link ClientHelloReader}: only
+ * handshake records, reassembled, one well-formed ClientHello with at most one host_name), so
+ * that record framing cannot make this check see no name where the upstream's TLS stack reads
+ * one; anything else is refused (400), as is data that is not TLS: the proxy will not carry a
+ * protocol it cannot judge. A ClientHello without a server name is let through unless
+ * {@code tls.require_sni}: the connection still goes only to the vetted address of the target.
  *
  * <p>What happens after a match is the {@link Outcome}'s: an opaque tunnel relays the buffered
  * bytes on; an intercepted one terminates TLS with a leaf certificate for the target.
@@ -40,36 +44,66 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
     }
 
     private static final int TLS_HANDSHAKE = 22;
+    /** What a hello may take in the buffer before it is complete: the hello, and a record header per byte of it at worst. */
+    private static final int MAX_BUFFERED = 6 * ClientHelloReader.MAX_HELLO_BYTES;
 
     private final Destination target;
     private final Outcome outcome;
-    private boolean firstByteChecked;
+    private final boolean requireSni;
+    /** Whether the strict reading passed, and the name it found (null: none). */
+    private boolean judged;
+    private String strictName;
 
-    SniCheck(Destination target, long timeoutMillis, Outcome outcome) {
+    SniCheck(Destination target, long timeoutMillis, boolean requireSni, Outcome outcome) {
         super(timeoutMillis);
         this.target = target;
         this.outcome = outcome;
+        this.requireSni = requireSni;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        if (!firstByteChecked && in.isReadable()) {
-            firstByteChecked = true;
-            if (in.getUnsignedByte(in.readerIndex()) != TLS_HANDSHAKE) {
-                in.skipBytes(in.readableBytes());
-                outcome.refuse(Refusals.badRequest(Refusals.Problem.NOT_TLS, null));
+        if (!judged) {
+            if (!in.isReadable()) {
                 return;
             }
+            ClientHelloReader.Result hello = ClientHelloReader.read(in);
+            if (hello.verdict() == ClientHelloReader.Verdict.NEED_MORE && in.readableBytes() <= MAX_BUFFERED) {
+                return; // Netty's reader runs only on the whole hello, so both read the same bytes
+            }
+            if (hello.verdict() != ClientHelloReader.Verdict.HELLO) {
+                boolean tls = in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE;
+                in.skipBytes(in.readableBytes());
+                outcome.refuse(Refusals.badRequest(tls ? Refusals.Problem.MALFORMED_CLIENT_HELLO : Refusals.Problem.NOT_TLS,
+                        tls ? (hello.problem() == null ? "a ClientHello longer than the proxy takes" : hello.problem()) : null));
+                return;
+            }
+            if (hello.serverName() == null && requireSni) {
+                in.skipBytes(in.readableBytes());
+                outcome.refuse(Refusals.badRequest(Refusals.Problem.MALFORMED_CLIENT_HELLO,
+                        "it names no server, and tls.require_sni is set"));
+                return;
+            }
+            judged = true;
+            strictName = hello.serverName();
         }
         super.decode(ctx, in, out);
     }
 
     @Override
     protected Future<SslContext> lookup(ChannelHandlerContext ctx, String hostname) {
+        if (!java.util.Objects.equals(lower(hostname), lower(strictName))) {
+            // Netty's reading and the strict one disagree: the upstream might read either; refuse the doubt.
+            return ctx.executor().newFailedFuture(new Mismatch(String.valueOf(hostname)));
+        }
         if (hostname != null && !sameHost(hostname)) {
             return ctx.executor().newFailedFuture(new Mismatch(hostname));
         }
         return outcome.context(ctx);
+    }
+
+    private static String lower(String name) {
+        return name == null ? null : name.toLowerCase(java.util.Locale.ROOT);
     }
 
     private boolean sameHost(String serverName) {

@@ -84,7 +84,7 @@ final class TunnelSetup {
             // goes away during the ClientHello or the handshake must not leave it open.
             ctx.channel().closeFuture().addListener(closed -> upstream.close());
             long helloMillis = state.config().limits().headerTimeout().toMillis();
-            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, new Interception(destination, upstream)));
+            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new Interception(destination, upstream)));
             ctx.channel().read();
         });
     }
@@ -128,7 +128,7 @@ final class TunnelSetup {
             }
             long idleMillis = state.config().limits().idleTimeout().toMillis();
             long helloMillis = state.config().limits().headerTimeout().toMillis();
-            SniCheck sni = new SniCheck(destination, helloMillis, new SniCheck.Outcome() {
+            SniCheck sni = new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new SniCheck.Outcome() {
                 @Override
                 public Future<SslContext> context(ChannelHandlerContext sniCtx) {
                     return sniCtx.executor().newSucceededFuture(null);
