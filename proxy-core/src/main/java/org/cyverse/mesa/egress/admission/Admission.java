@@ -42,7 +42,8 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  *       a CONNECT is decided without method and path, and intercepted when the config says so;
  *   <li>an IP literal goes through the address guard here; names are resolved and vetted by the
  *       dialer, once, after the verdict (so {@code check}, which resolves nothing, stops here);
- *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential); then
+ *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential), and
+ *       CONNECT inside an intercepted one (405: a nested tunnel); then
  *       every {@link CredentialStep} in turn refuses the request or rewrites it, and says what its
  *       body must be found free of ({@link Verdict.Outgoing#bodyScans}); the body is scanned as it
  *       arrives, by the proxy, before any of it leaves;
@@ -179,6 +180,9 @@ public final class Admission {
         Destination tunnel = facts.tunnel();
         draft.scheme = "https";
         draft.at(tunnel);
+        if (facts.method().equalsIgnoreCase("CONNECT")) { // a tunnel in the tunnel would escape every check of this one
+            return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, tunnel.host(), profile(), "CONNECT"));
+        }
         String uri = facts.target();
         String pathAndQuery;
         if (uri.startsWith("/")) {

@@ -243,7 +243,8 @@ public final class Refusals {
             case CREDENTIAL_ENDPOINT_MISMATCH -> "a credential placeholder was headed to " + target + ", outside its credential's hosts";
             case SECRET_LEAK -> "the request to " + target + " carried a real secret value";
             case PLAINTEXT_CREDENTIAL -> "a credential would have gone to " + target + " over plain http";
-            case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects";
+            case METHOD_REFUSED -> "TRACE and TRACK are refused for hosts whose traffic the proxy inspects, and CONNECT inside"
+                    + " an intercepted connection";
             case BAD_REQUEST -> "the request is malformed or ambiguous";
             case ADMIN_UNAUTHORIZED -> "this admin call needs the admin token (it changes the proxy's state, or reads the approval inbox)";
             case CREDENTIAL_BUDGET_EXCEEDED -> "a request to " + target + " would pass a credential's limit";
@@ -267,7 +268,8 @@ public final class Refusals {
             case HOST_MISMATCH -> "send the same host name in CONNECT, TLS SNI and Host (domain fronting is refused)";
             case HEADERS_TOO_LARGE -> "send smaller headers, or raise limits.max_header_bytes";
             case HEADER_TIMEOUT -> "send the whole request head within limits.header_timeout";
-            case METHOD_REFUSED -> "TRACE would echo injected credentials back to the client; use another method";
+            case METHOD_REFUSED -> "TRACE would echo injected credentials back to the client, and a CONNECT inside an intercepted"
+                    + " connection would open a tunnel the proxy cannot inspect; use another method, or CONNECT to the proxy itself";
             case UPSTREAM_TLS_ERROR -> "the upstream's certificate did not verify for " + (host == null ? "the host" : host)
                     + " (chain or name); if it is signed by a private CA, add that CA with tls.upstream_ca";
             case DNS_FAILURE -> "check the host name; the proxy resolves names itself, once, with network.dns_timeout";

@@ -186,7 +186,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         HttpRequest request = (HttpRequest) msg;
         Exchange exchange = Exchange.begin(proxy, ctx.channel(), request.method().name());
         ProxyState snapshot = proxy.state();
-        if (HttpMethod.CONNECT.equals(request.method())) {
+        if (intercepted == null && HttpMethod.CONNECT.equals(request.method())) { // inside interception: Admission refuses it
             Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
             if (!verdict.allowed()) {
                 if (held(verdict, request, exchange)) {

@@ -330,4 +330,38 @@ class InterceptionTest {
         }
         assertEquals(before, upstream.seen().size(), "nothing was sent upstream");
     }
+
+    /** A CONNECT inside an intercepted connection would open a tunnel with none of this one's checks (issue 17, item 6). */
+    @Test
+    void aConnectInsideAnInterceptedConnectionIs405() throws Exception {
+        int before = upstream.seen().size();
+        int audited = proxy.auditRecords().size();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
+                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
+            tls.startHandshake();
+            tls.getOutputStream().write(("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost:" + upstream.port() + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            tls.setSoTimeout(5000);
+            StringBuilder read = new StringBuilder();
+            byte[] buf = new byte[4096];
+            int n;
+            try {
+                while (!read.toString().strip().endsWith("}") && (n = tls.getInputStream().read(buf)) > 0) {
+                    read.append(new String(buf, 0, n, StandardCharsets.US_ASCII));
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                // what came is asserted below
+            }
+            String answer = read.toString();
+            assertTrue(answer.startsWith("HTTP/1.1 405"), answer);
+            assertTrue(answer.contains("X-Mesa-Egress-Reason: method_refused") || answer.toLowerCase().contains("x-mesa-egress-reason: method_refused"), answer);
+            assertTrue(answer.contains("CONNECT inside an intercepted connection"), answer);
+        }
+        assertEquals(before, upstream.seen().size(), "nothing was sent upstream");
+        com.fasterxml.jackson.databind.JsonNode record = proxy.awaitAudit(audited + 1).get(audited);
+        assertEquals("method_refused", record.path("reason").asText(), record.toString());
+        assertEquals("CONNECT", record.path("method").asText());
+    }
 }
