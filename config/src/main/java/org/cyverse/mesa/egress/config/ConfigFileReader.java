@@ -80,6 +80,16 @@ final class ConfigFileReader {
                 root.problems().add(adminSection.listenLine(), adminSection.listenKey(), "is the same address as listen (" + listen + ")");
             }
         }
+        if (admin != null && adminSection.control().tokenFile() == null && !loopback(admin.host())) {
+            // Beyond loopback the admin port is reachable by whatever reaches the pod; its calls then need the token.
+            String problem = "listens on " + admin.host() + ", beyond loopback, without admin.token_file: set admin.token_file"
+                    + " (every state-changing call and the approval inbox then need it), or listen on 127.0.0.1";
+            if (flags.admin() != null) {
+                flagProblems.add(new ConfigProblem(ConfigLoader.COMMAND_LINE, 0, "--admin", problem));
+            } else {
+                root.problems().add(adminSection.listenLine(), adminSection.listenKey(), problem);
+            }
+        }
         RuleReader.Result allow = RuleReader.read(root, "allow", ScopeReader.WEB_PORTS);
         // A deny entry without ports removes the host on every port: a narrower default would
         // let an allow entry for another port through.
@@ -215,5 +225,11 @@ final class ConfigFileReader {
     private static String otherClasses(Profile profile, EgressClass egress) {
         List<String> others = profile.egress().stream().filter(n -> !n.equals(egress.name())).collect(Collectors.toList());
         return others.isEmpty() ? "" : " (profile " + profile.name() + " also permits egress: " + String.join(" or ", others) + ")";
+    }
+
+    /** Whether {@code host} (a listener's address as written) is a loopback address. */
+    static boolean loopback(String host) {
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return h.equalsIgnoreCase("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1");
     }
 }

@@ -118,12 +118,16 @@ public record MesaConfig(
      *     show the refusal's body
      * @param requireSni (an extension, default off) whether a tunnel's ClientHello without a
      *     server name is refused (400) instead of going to the CONNECT target's vetted address
+     * @param allowReadableKey (an extension, default off) whether a CA key that its group or others
+     *     may read is taken (with a warning) instead of refused: for a Kubernetes Secret mounted
+     *     0440 whose group is the proxy's fsGroup alone
      */
-    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni) {
+    public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni,
+            boolean allowReadableKey) {
 
-        /** Without {@code require_sni} (its default). */
+        /** With the defaults of {@code require_sni} and {@code allow_readable_key} (both off). */
         public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {
-            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false);
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false, false);
         }
     }
 

@@ -29,6 +29,7 @@ class BrokenConfigTest {
 
     /** file | expected {@code LINE: key:} after {@code FILE:} | a fragment of the message. */
     private static final String CASES = """
+            admin-open-without-token.yaml | 3: admin: | listens on 0.0.0.0, beyond loopback, without admin.token_file
             syntax.yaml | 4: yaml: | column 8: a ':' here cannot start a value: indent this line like the key above it
             syntax-tab.yaml | 4: yaml: | column 1: a tab cannot indent YAML: indent with spaces
             syntax-unclosed-list.yaml | 5: yaml: | column 12: the list opened with '[' here is not closed (expected ',' or ']', but got : on line 6): close it with ']'

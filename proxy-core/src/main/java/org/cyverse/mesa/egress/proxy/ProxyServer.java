@@ -89,7 +89,7 @@ public final class ProxyServer implements AutoCloseable {
         this.inbox = new ApprovalInbox(java.time.Clock.systemUTC(), audit, metrics, backgroundExecutor, secretSources.bySchemes());
         try {
             this.ca = config.tls().intercept() == InterceptMode.NONE ? null
-                    : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey());
+                    : InterceptionCa.loadOrCreate(config.tls().caCert(), config.tls().caKey(), config.tls().allowReadableKey());
             this.states = new ProxyStates(secretSources, backgroundExecutor, metrics, ownAddresses, kill, budgets, inbox, ca != null);
             this.state = new AtomicReference<>(states.create(config, null));
         } catch (IOException | RuntimeException e) {

@@ -62,12 +62,20 @@ public final class InterceptionCa {
      *     the certificate is not a CA or does not match the key
      */
     public static InterceptionCa loadOrCreate(Path certFile, Path keyFile) throws IOException {
+        return loadOrCreate(certFile, keyFile, false);
+    }
+
+    /**
+     * As {@link #loadOrCreate(Path, Path)}; {@code allowReadableKey} ({@code tls.allow_readable_key})
+     * takes a key its group or others may read, with a warning, instead of refusing it.
+     */
+    public static InterceptionCa loadOrCreate(Path certFile, Path keyFile, boolean allowReadableKey) throws IOException {
         if (!Files.exists(certFile) && !Files.exists(keyFile)) {
             InterceptionCa ca = generate(Instant.now());
             ca.write(certFile, keyFile);
             return ca;
         }
-        InterceptionCa ca = read(certFile, keyFile);
+        InterceptionCa ca = read(certFile, keyFile, allowReadableKey);
         warnIfShared(keyFile);
         return ca;
     }
@@ -84,12 +92,12 @@ public final class InterceptionCa {
      * half a pair, an unreadable file, a certificate that is not a conformant CA or not valid now,
      * a key that does not belong to it, or (both absent) a directory the new CA cannot be written to.
      */
-    public static Optional<PairProblem> check(Path certFile, Path keyFile) {
+    public static Optional<PairProblem> check(Path certFile, Path keyFile, boolean allowReadableKey) {
         if (!Files.exists(certFile) && !Files.exists(keyFile)) {
             return unwritable(certFile, Part.CERTIFICATE).or(() -> unwritable(keyFile, Part.KEY));
         }
         try {
-            read(certFile, keyFile);
+            read(certFile, keyFile, allowReadableKey);
             return Optional.empty();
         } catch (PairException e) {
             return Optional.of(new PairProblem(e.part, e.getMessage()));
@@ -144,7 +152,7 @@ public final class InterceptionCa {
     }
 
     /** Loads and checks a pair: both present, a conformant CA, currently valid, whose public key matches the key. */
-    static InterceptionCa read(Path certFile, Path keyFile) throws PairException {
+    static InterceptionCa read(Path certFile, Path keyFile, boolean allowReadableKey) throws PairException {
         // Half a pair is never completed: a new key would silently invalidate the certificate
         // that agents already trust, or a new certificate would be one they do not trust.
         if (!Files.exists(certFile)) {
@@ -171,6 +179,12 @@ public final class InterceptionCa {
         } catch (CertificateExpiredException | CertificateNotYetValidException e) {
             throw new PairException(Part.CERTIFICATE, certFile + " is valid only from " + certificate.getNotBefore().toInstant() + " to "
                     + certificate.getNotAfter().toInstant() + ": create a new CA (mesa-egress ca init)");
+        }
+        String readers = readersBesideOwner(keyFile);
+        if (readers != null && !allowReadableKey) {
+            throw new PairException(Part.KEY, "CA key " + keyFile + " may be read by " + readers + ": whoever reads it can impersonate"
+                    + " every intercepted host; chmod 600 it, or set tls.allow_readable_key: true where its group is the proxy's alone"
+                    + " (a Kubernetes Secret mounted 0440 with the pod's fsGroup)");
         }
         PrivateKey key;
         try {
@@ -225,6 +239,18 @@ public final class InterceptionCa {
             return verifier.verify(signature);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             return false; // different algorithms, or a key the certificate's key type cannot verify
+        }
+    }
+
+    /** "its group", "others" or "its group and others" when they may read {@code keyFile}; {@code null} when only its owner may. */
+    private static String readersBesideOwner(Path keyFile) {
+        try {
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(keyFile);
+            boolean group = mode.contains(PosixFilePermission.GROUP_READ);
+            boolean others = mode.contains(PosixFilePermission.OTHERS_READ);
+            return group && others ? "its group and others" : group ? "its group" : others ? "others" : null;
+        } catch (IOException | UnsupportedOperationException e) {
+            return null; // no POSIX permissions to judge by
         }
     }
 

@@ -100,8 +100,25 @@ class InterceptionCaFilesTest {
         IOException e = assertThrows(IOException.class, () -> InterceptionCa.loadOrCreate(cert, key));
         assertTrue(e.getMessage().startsWith("CA key " + key + " does not belong to the certificate " + cert + ": "), e.getMessage());
         assertEquals(java.util.Optional.of(new InterceptionCa.PairProblem(InterceptionCa.Part.KEY, e.getMessage())),
-                InterceptionCa.check(cert, key), "check finds what loadOrCreate refuses, and names the key as the file to fix");
-        assertEquals(java.util.Optional.empty(), InterceptionCa.check(cert, dir.resolve("a/ca.key")));
+                InterceptionCa.check(cert, key, false), "check finds what loadOrCreate refuses, and names the key as the file to fix");
+        assertEquals(java.util.Optional.empty(), InterceptionCa.check(cert, dir.resolve("a/ca.key"), false));
+    }
+
+    /** A CA key its group or others may read lets them impersonate every intercepted host (issue 17, item 8). */
+    @Test
+    void refusesAKeyOthersMayReadUnlessAllowed() throws Exception {
+        InterceptionCa.create(dir.resolve("a"));
+        Path cert = dir.resolve("a/ca.pem");
+        Path key = dir.resolve("a/ca.key");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        IOException e = assertThrows(IOException.class, () -> InterceptionCa.loadOrCreate(cert, key));
+        assertTrue(e.getMessage().startsWith("CA key " + key + " may be read by its group and others: "), e.getMessage());
+        assertTrue(e.getMessage().contains("tls.allow_readable_key: true"), e.getMessage());
+        assertEquals(InterceptionCa.Part.KEY, InterceptionCa.check(cert, key, false).orElseThrow().part());
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("r--r-----"));
+        assertTrue(InterceptionCa.check(cert, key, false).orElseThrow().message().contains("may be read by its group:"));
+        assertEquals(java.util.Optional.empty(), InterceptionCa.check(cert, key, true), "allowed: a Secret mounted 0440 for the proxy's group");
+        InterceptionCa.loadOrCreate(cert, key, true);
     }
 
     @Test
@@ -126,6 +143,7 @@ class InterceptionCaFilesTest {
                 SECObjectIdentifiers.secp256r1);
         Files.writeString(key, "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n"
                 + PemFiles.encode(new PemObject("EC PRIVATE KEY", traditional.getEncoded())));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------")); // as for any key file
         java.security.interfaces.ECPrivateKey loaded =
                 (java.security.interfaces.ECPrivateKey) InterceptionCa.loadOrCreate(dir.resolve("ca.pem"), key).key();
         assertEquals(((java.security.interfaces.ECPrivateKey) ca.key()).getS(), loaded.getS());

@@ -30,7 +30,7 @@ final class Preflight {
         }
         MesaConfig.Tls tls = config.tls();
         if (tls.intercept() != InterceptMode.NONE && tls.caCert() != null && tls.caKey() != null) {
-            InterceptionCa.check(tls.caCert(), tls.caKey()).ifPresent(p -> problems.add(ConfigFiles.problem(config,
+            InterceptionCa.check(tls.caCert(), tls.caKey(), tls.allowReadableKey()).ifPresent(p -> problems.add(ConfigFiles.problem(config,
                     p.part() == InterceptionCa.Part.KEY ? "tls.ca_key" : "tls.ca_cert", p.message())));
         }
         return problems;

@@ -136,6 +136,18 @@ class MainTest extends CommandTestBase {
         assertTrue(err().contains(":9: approvals.state_file:") && err().contains(":13: broker.openbao.ca_cert:"), err());
     }
 
+    /** The admin port beyond loopback without a token (issue 17, item 8): whatever reaches the pod would reach it. */
+    @Test
+    void runRefusesAnAdminAddressBeyondLoopbackWithoutTheToken() throws Exception {
+        assertEquals(2, run("run", "--listen", "127.0.0.1:0", "--admin", "0.0.0.0:0"));
+        assertTrue(err().contains("--admin: listens on 0.0.0.0, beyond loopback, without admin.token_file"), err());
+        Files.writeString(dir.resolve("token"), "an-admin-token-of-32-characters!\n");
+        Path config = dir.resolve("open.yaml");
+        Files.writeString(config, "version: 1\nlisten: 127.0.0.1:0\nadmin:\n  listen: 0.0.0.0:0\n  token_file: token\n");
+        reset();
+        assertEquals(0, run("validate", config.toString()), "with the token it may listen wider: " + out());
+    }
+
     @Test
     void trustRefusesAShareDirBesideTheCaKey() throws Exception {
         Path ca = dir.resolve("ca");
