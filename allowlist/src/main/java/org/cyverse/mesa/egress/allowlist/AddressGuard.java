@@ -18,10 +18,10 @@ import java.util.Set;
  *
  * <p>The threat is a name that resolves (or a literal that points) inside the sandbox's own
  * network: the metadata service hands out cloud credentials, the pod network exposes
- * unauthenticated services, the proxy itself has an admin port. Documentation ranges
- * (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) are not refused: nothing routes
- * them, and tests use them as stand-ins for public hosts. The full table is in
- * {@link GuardedRanges}. Immutable and thread-safe.
+ * unauthenticated services, the proxy itself has an admin port. Every range the IANA
+ * special-purpose registries mark not globally reachable is refused, documentation ranges included
+ * (a test that stands them in for public hosts lists them in {@code network.allow_private}). The
+ * full table is in {@link GuardedRanges}. Immutable and thread-safe.
  */
 public final class AddressGuard {
 

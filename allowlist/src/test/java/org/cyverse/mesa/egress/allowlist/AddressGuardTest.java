@@ -63,6 +63,17 @@ class AddressGuardTest {
         "multicast IPv6                  | ff02::1              | multicast ff00::/8",
         "discard IPv6                    | 100::1               | discard 100::/64",
         "local-use NAT64 public inside   | 64:ff9b:1::cb00:7101 | local-use NAT64 64:ff9b:1::/48",
+        "documentation TEST-NET-1        | 192.0.2.1            | documentation 192.0.2.0/24",
+        "deprecated 6to4 relay anycast   | 192.88.99.1          | deprecated 6to4 relay anycast 192.88.99.0/24",
+        "documentation TEST-NET-2        | 198.51.100.7         | documentation 198.51.100.0/24",
+        "documentation TEST-NET-3        | 203.0.113.7          | documentation 203.0.113.0/24",
+        "IPv6 dummy prefix               | 100:0:0:1::1         | dummy prefix 100:0:0:1::/64",
+        "IPv6 benchmarking               | 2001:2::1            | benchmarking 2001:2::/48",
+        "IPv6 deprecated ORCHID          | 2001:10::1           | deprecated ORCHID 2001:10::/28",
+        "IPv6 documentation              | 2001:db8::1          | documentation 2001:db8::/32",
+        "IPv6 documentation 3fff::/20    | 3fff:fff::1          | documentation 3fff::/20",
+        "IPv6 SRv6 SIDs                  | 5f00::1              | SRv6 SIDs 5f00::/16",
+        "mapped documentation            | ::ffff:203.0.113.7   | documentation 203.0.113.0/24",
     })
     void refusesRange(String name, String text, String range) throws Exception {
         AddressGuard.Verdict v = GUARD.check(address(text));
@@ -83,24 +94,34 @@ class AddressGuardTest {
         "below 172.16/12                 | 172.15.255.255",
         "above 172.16/12                 | 172.32.0.0",
         "above IETF assignments          | 192.0.1.0",
-        "documentation TEST-NET-1        | 192.0.2.1",
         "below 192.168/16                | 192.167.255.255",
         "above 192.168/16                | 192.169.0.0",
         "below benchmarking              | 198.17.255.255",
         "above benchmarking              | 198.20.0.0",
-        "documentation TEST-NET-2        | 198.51.100.7",
-        "documentation TEST-NET-3        | 203.0.113.7",
         "below multicast                 | 223.255.255.255",
         "beside Azure WireServer         | 168.63.129.17",
         "public                          | 1.1.1.1",
         "first after this network        | 1.0.0.0",
-        "IPv6 documentation              | 2001:db8::1",
         "IPv6 public                     | 2606:4700::1111",
         "beside IPv6 link-local          | fe7f:ffff::1",
         "beside unique-local             | fbff:ffff::1",
-        "beside discard                  | 100:0:0:1::1",
         "::2 compatible public-ish       | ::101:101",
         "beside local-use NAT64          | 64:ff9b:2::1",
+        "beside TEST-NET-1               | 192.0.3.0",
+        "AS112 (globally reachable)      | 192.31.196.1",
+        "AMT (globally reachable)        | 192.52.193.1",
+        "beside the 6to4 relay anycast   | 192.88.100.0",
+        "AS112 direct delegation         | 192.175.48.1",
+        "beside TEST-NET-3               | 203.0.114.0",
+        "beside the dummy prefix         | 100:0:0:2::1",
+        "IPv6 PCP anycast (global)       | 2001:1::1",
+        "IPv6 AMT (global)               | 2001:3::1",
+        "IPv6 AS112 (global)             | 2001:4:112::1",
+        "ORCHIDv2 (global)               | 2001:20::1",
+        "Drone Remote ID (global)        | 2001:30::1",
+        "AS112 2620:4f:8000::/48         | 2620:4f:8000::1",
+        "beside 3fff::/20                | 3fff:1000::1",
+        "beside SRv6 SIDs                | 5f01::1",
     })
     void permits(String name, String text) throws Exception {
         AddressGuard.Verdict v = GUARD.check(address(text));
@@ -112,18 +133,18 @@ class AddressGuardTest {
     @CsvSource(delimiter = '|', value = {
         "mapped private                  | ::ffff:10.0.0.1          | false | private 10.0.0.0/8",
         "mapped metadata                 | ::ffff:169.254.169.254   | false | cloud metadata 169.254.169.254",
-        "mapped public                   | ::ffff:203.0.113.7       | true  | ",
+        "mapped public                   | ::ffff:8.8.8.8           | true  | ",
         "translated private              | ::ffff:0:a00:1           | false | IPv4-translated",
         "compatible private              | ::a00:1                  | false | IPv4-compatible ::/96",
         "compatible loopback             | ::127.0.0.1              | false | loopback 127.0.0.0/8",
         "NAT64 metadata                  | 64:ff9b::a9fe:a9fe       | false | NAT64 64:ff9b::/96",
-        "NAT64 public                    | 64:ff9b::cb00:7107       | true  | ",
+        "NAT64 public                    | 64:ff9b::808:808         | true  | ",
         "6to4 metadata                   | 2002:a9fe:a9fe::1        | false | 6to4 2002::/16",
         "6to4 loopback                   | 2002:7f00:1::            | false | loopback 127.0.0.0/8",
-        "6to4 public                     | 2002:cb00:7107::1        | true  | ",
-        "Teredo private client           | 2001:0:cb00:7107::f5ff:fffe | false | Teredo 2001::/32 client",
+        "6to4 public                     | 2002:808:808::1          | true  | ",
+        "Teredo private client           | 2001:0:808:808::f5ff:fffe | false | Teredo 2001::/32 client",
         "Teredo private server           | 2001:0:a00:1::3400:8c8f  | false | Teredo 2001::/32 server",
-        "Teredo public both              | 2001:0:cb00:7107::3400:8c8f | true | ",
+        "Teredo public both              | 2001:0:808:808::3400:8c8f | true | ",
     })
     void judgesEmbeddedIpv4(String name, String text, boolean permitted, String rangeFragment) throws Exception {
         byte[] bytes = Destination.parse(text, 1).addressBytes();
@@ -137,10 +158,10 @@ class AddressGuardTest {
     @Test
     void teredoClientIsXored() throws Exception {
         // RFC 4380: client 10.0.0.1 is stored inverted, as f5ff:fffe.
-        AddressGuard.Verdict v = GUARD.check(address("2001:0:cb00:7107::f5ff:fffe"));
+        AddressGuard.Verdict v = GUARD.check(address("2001:0:808:808::f5ff:fffe"));
         assertTrue(v.range().contains("embedding 10.0.0.1"), v.range());
         // Bits 7f00:0001 read plainly would be loopback; inverted they are public 128.255.255.254.
-        assertTrue(GUARD.check(address("2001:0:cb00:7107::7f00:1")).permitted());
+        assertTrue(GUARD.check(address("2001:0:808:808::7f00:1")).permitted());
     }
 
     @Test
@@ -173,12 +194,12 @@ class AddressGuardTest {
 
     @Test
     void refusesOwnAddresses() throws Exception {
-        AddressGuard guard = new AddressGuard(List.of(), List.of(address("203.0.113.10"), address("2001:db8::10")));
-        AddressGuard.Verdict v = guard.check(address("203.0.113.10"));
+        AddressGuard guard = new AddressGuard(List.of(), List.of(address("8.8.4.10"), address("2606:4700::10")));
+        AddressGuard.Verdict v = guard.check(address("8.8.4.10"));
         assertFalse(v.permitted());
-        assertEquals("the proxy's own address 203.0.113.10", v.range());
-        assertFalse(guard.check(address("2001:db8::10")).permitted());
-        assertFalse(guard.check(address("::ffff:203.0.113.10")).permitted(), "mapped spelling of an own address");
-        assertTrue(guard.check(address("203.0.113.11")).permitted());
+        assertEquals("the proxy's own address 8.8.4.10", v.range());
+        assertFalse(guard.check(address("2606:4700::10")).permitted());
+        assertFalse(guard.check(address("::ffff:8.8.4.10")).permitted(), "mapped spelling of an own address");
+        assertTrue(guard.check(address("8.8.4.11")).permitted());
     }
 }

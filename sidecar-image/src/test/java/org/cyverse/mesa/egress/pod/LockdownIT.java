@@ -208,6 +208,10 @@ class LockdownIT {
                 "    ports: [8080]",
                 "  - host: \"" + UPSTREAM6 + "\"",
                 "    ports: [8080]",
+                // The test's "internet" is on documentation addresses, which the address guard refuses like any range
+                // that is not globally reachable: the operator's exception, as for any deliberate one.
+                "network:",
+                "  allow_private: [\"192.0.2.0/24\", \"2001:db8::/64\"]",
                 "tls:",
                 "  intercept: none",
                 ""), StandardCharsets.UTF_8);
