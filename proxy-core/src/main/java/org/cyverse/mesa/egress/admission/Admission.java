@@ -200,10 +200,9 @@ public final class Admission {
         }
         draft.pathAndQuery = pathAndQuery;
         draft.path = RequestTarget.pathOf(pathAndQuery);
-        String host = facts.header("Host");
-        if (host == null || !TargetChecks.hostHeaderNames(tunnel, host)) {
-            return draft.refuse(Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile(),
-                    host == null ? "no Host header" : "Host " + TargetChecks.abbreviate(host)));
+        Refusal hostRefusal = TargetChecks.hostHeader(tunnel, facts.header("Host"), profile());
+        if (hostRefusal != null) {
+            return hostRefusal.reason() == Reason.BAD_REQUEST ? draft.unreadable(hostRefusal) : draft.refuse(hostRefusal);
         }
         return request(draft, facts, tunnel, pathAndQuery, true);
     }

@@ -41,6 +41,8 @@ public final class Refusals {
         AMBIGUOUS_FRAMING("ambiguous request framing", "send one unambiguous Content-Length or Transfer-Encoding: chunked, not both"),
         /** An opaque tunnel whose first bytes are not a TLS ClientHello (answered by closing). */
         NOT_TLS("the tunnel carries no TLS ClientHello", "send TLS through CONNECT; the proxy does not relay protocols it cannot judge"),
+        /** A Host field that is more than host[:port] (RFC 9110 section 7.2): a path, query, fragment or user part. */
+        BAD_HOST_HEADER("bad Host header", "send Host as host or host:port, nothing more"),
         /** A ClientHello that does not parse (answered by closing). */
         MALFORMED_CLIENT_HELLO("malformed TLS ClientHello", "send a well-formed TLS ClientHello");
 

@@ -5,6 +5,7 @@ import java.net.UnknownHostException;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
+import org.cyverse.mesa.egress.allowlist.Reason;
 
 /** The checks {@link Admission} makes on a target beyond the policy: IP literals, and the names inside a tunnel. */
 final class TargetChecks {
@@ -32,6 +33,22 @@ final class TargetChecks {
         } catch (RequestTarget.BadTargetException e) {
             return false;
         }
+    }
+
+    /**
+     * Why the Host of a request inside {@code tunnel} is refused, or {@code null}: 400 when it is
+     * more than {@code host[:port]} (a lenient parser reads "{@code localhost/x}" as localhost), 421
+     * when absent or naming another host.
+     */
+    static Refusal hostHeader(Destination tunnel, String host, String profile) {
+        if (host != null && !host.isEmpty() && host.chars().anyMatch(c -> c == '/' || c == '?' || c == '#' || c == '@' || c == '\\'
+                || c <= 0x20 || c >= 0x7f)) {
+            return Refusals.badRequest(Refusals.Problem.BAD_HOST_HEADER, "Host " + abbreviate(host));
+        }
+        if (host == null || !hostHeaderNames(tunnel, host)) {
+            return Refusals.of(Reason.HOST_MISMATCH, tunnel.host(), profile, host == null ? "no Host header" : "Host " + abbreviate(host));
+        }
+        return null;
     }
 
     /** Whether host and port name the tunnel's destination, once canonicalized. */

@@ -9,8 +9,11 @@ import io.netty.buffer.ByteBuf;
  * <p>It refuses the shapes that let a proxy and an upstream disagree about where a request ends
  * (RFC 9112 section 11.2, "request smuggling"): a bare LF or bare CR as a line end (section 2.2),
  * obs-fold continuation lines (section 5.2), whitespace between a field name and its colon
- * (section 5.1), and control bytes anywhere in the head. It also enforces the head's size limit.
- * Leading empty lines before the request line are skipped, as section 2.2 allows.
+ * (section 5.1), and control bytes anywhere in the head. The request line is exactly
+ * {@code method SP request-target SP HTTP-version} (section 3): a token for the method, one
+ * space each, no empty target, and {@code HTTP/1.1} or {@code HTTP/1.0} (an {@code HTTP/1.2} or
+ * {@code HTTP/2.0} that a lenient parser reads as 1.1 is refused). It also enforces the head's
+ * size limit. Leading empty lines before the request line are skipped, as section 2.2 allows.
  *
  * <p>Incremental: bytes already judged are not scanned again when more arrive.
  */
@@ -28,6 +31,10 @@ final class RequestHeadScanner {
     private int scanned;
     private int headEnd;
     private String problem;
+    /** Which part of the request line the next byte belongs to: 0 method, 1 target, 2 version. */
+    private int part;
+    private int partLength;
+    private final StringBuilder version = new StringBuilder(8);
 
     RequestHeadScanner(int maxBytes) {
         this.maxBytes = maxBytes;
@@ -41,6 +48,9 @@ final class RequestHeadScanner {
         scanned = 0;
         headEnd = 0;
         problem = null;
+        part = 0;
+        partLength = 0;
+        version.setLength(0);
     }
 
     /** What was wrong, after {@link Result#INVALID}. */
@@ -121,6 +131,14 @@ final class RequestHeadScanner {
                 state = State.LEADING;
                 return Result.INCOMPLETE;
             case REQUEST_LINE:
+                if (part != 2 || partLength == 0) {
+                    return invalid("a request line that is not METHOD SP TARGET SP VERSION");
+                }
+                if (!version.toString().equals("HTTP/1.1") && !version.toString().equals("HTTP/1.0")) {
+                    return invalid("HTTP version " + version + " (HTTP/1.1 or HTTP/1.0 expected)");
+                }
+                state = State.LINE_START;
+                return Result.INCOMPLETE;
             case VALUE:
                 state = State.LINE_START;
                 return Result.INCOMPLETE;
@@ -135,10 +153,25 @@ final class RequestHeadScanner {
     }
 
     private Result requestLineByte(int b) {
-        if (b == ' ' || (b > 0x20 && b < 0x7f)) {
+        if (b == ' ') {
+            if (partLength == 0 || part == 2) {
+                return invalid("a request line with more than one space between its parts");
+            }
+            part++;
+            partLength = 0;
             return Result.INCOMPLETE;
         }
-        return invalid("byte 0x" + Integer.toHexString(b) + " in the request line");
+        if (b <= 0x20 || b >= 0x7f) {
+            return invalid("byte 0x" + Integer.toHexString(b) + " in the request line");
+        }
+        if (part == 0 && !isTchar(b)) {
+            return invalid("byte 0x" + Integer.toHexString(b) + " in the method (a token)");
+        }
+        if (part == 2 && version.length() < 9) {
+            version.append((char) b);
+        }
+        partLength++;
+        return Result.INCOMPLETE;
     }
 
     private Result nameByte(int b) {

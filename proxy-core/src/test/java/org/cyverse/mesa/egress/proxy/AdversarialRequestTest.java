@@ -85,7 +85,17 @@ class AdversarialRequestTest {
                 Arguments.of("control byte in a value", target + "X-A: a\u0001b\r\n\r\n"),
                 Arguments.of("NUL in a header name", target + "X-\u0000A: b\r\n\r\n"),
                 Arguments.of("high byte in the request line", "GET http://127.0.0.2:%d/\u00ff HTTP/1.1\r\nHost: x\r\n\r\n"),
-                Arguments.of("header without colon", target + "NoColonHere\r\n\r\n"));
+                Arguments.of("header without colon", target + "NoColonHere\r\n\r\n"),
+                // Issue 17, item 7: a request line a lenient parser reads differently from a strict upstream.
+                Arguments.of("two spaces after the method", "GET  http://127.0.0.2:%d/ HTTP/1.1\r\nHost: x\r\n\r\n"),
+                Arguments.of("two spaces before the version", "GET http://127.0.0.2:%d/  HTTP/1.1\r\nHost: x\r\n\r\n"),
+                Arguments.of("a tab between the parts", "GET\thttp://127.0.0.2:%d/ HTTP/1.1\r\nHost: x\r\n\r\n"),
+                Arguments.of("no version", "GET http://127.0.0.2:%d/\r\nHost: x\r\n\r\n"),
+                Arguments.of("a fourth part", "GET http://127.0.0.2:%d/ HTTP/1.1 extra\r\nHost: x\r\n\r\n"),
+                Arguments.of("HTTP/1.2", "GET http://127.0.0.2:%d/ HTTP/1.2\r\nHost: x\r\n\r\n"),
+                Arguments.of("HTTP/2.0", "GET http://127.0.0.2:%d/ HTTP/2.0\r\nHost: x\r\n\r\n"),
+                Arguments.of("a lowercase version", "GET http://127.0.0.2:%d/ http/1.1\r\nHost: x\r\n\r\n"),
+                Arguments.of("a method that is not a token", "G(T http://127.0.0.2:%d/ HTTP/1.1\r\nHost: x\r\n\r\n"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -364,4 +364,21 @@ class InterceptionTest {
         assertEquals("method_refused", record.path("reason").asText(), record.toString());
         assertEquals("CONNECT", record.path("method").asText());
     }
+
+    /** Host carrying more than host[:port] inside interception is 400 (issue 17, item 7): a lenient reading takes "localhost/x" as localhost. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"localhost/evil", "localhost?x=1", "localhost#f", "user@localhost", "localhost\\x"})
+    void aHostHeaderWithMoreThanHostAndPortIs400(String host) throws Exception {
+        int before = upstream.seen().size();
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
+                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
+            tls.startHandshake();
+            tls.getOutputStream().write(("GET /echo HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(tls.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 400", answer, host);
+        }
+        assertEquals(before, upstream.seen().size(), "nothing was sent upstream");
+    }
 }
