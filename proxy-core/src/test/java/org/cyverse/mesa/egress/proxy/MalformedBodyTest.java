@@ -26,7 +26,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MalformedBodyTest {
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"zz\r\nabc\r\n0\r\n\r\n", "3\r\nabcdef\r\n0\r\n\r\n"})
+    @ValueSource(strings = {"zz\r\nabc\r\n0\r\n\r\n", "3\r\nabcdef\r\n0\r\n\r\n",
+        // Issue 17, item 7: chunk sizes a lenient parser reads as 0 (the body's end) or wraps around.
+        "0x5\r\nhello\r\n0\r\n\r\n", "10000000000000005\r\nhello\r\n0\r\n\r\n", "+5\r\nhello\r\n0\r\n\r\n",
+        "-1\r\nhello\r\n0\r\n\r\n", " 5\r\nhello\r\n0\r\n\r\n"})
     void aBodyThatCannotBeFramedNeverEndsCleanlyUpstream(String badRest) throws Exception {
         try (ServerSocket upstream = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             CompletableFuture<String> received = CompletableFuture.supplyAsync(() -> readAll(upstream));
