@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +15,7 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
+import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.config.Overrides;
 
 /**
@@ -20,6 +23,13 @@ import org.cyverse.mesa.egress.config.Overrides;
  * file's content changes on disk. Content is compared, not timestamps: a Kubernetes ConfigMap
  * volume swaps a symlink, which a watch on the file itself would miss. An invalid file is
  * refused, logged with every problem, and counted; the running config stays.
+ *
+ * <p>A file written in two steps must not be loaded halfway (issue 17, item 5: a half-written
+ * file that parsed was loaded without its deny list, {@code allow_private} and credentials). The
+ * watcher reloads a change only once the content has stayed the same for one whole poll interval,
+ * and any reload applies only content that did not change while it was read. A reload that drops
+ * every credential, every deny entry or the approval inbox the running config had is logged as a
+ * warning naming what went.
  */
 public final class ConfigReloader implements AutoCloseable {
 
@@ -35,6 +45,8 @@ public final class ConfigReloader implements AutoCloseable {
         return t;
     });
     private byte[] lastDigest;
+    /** A changed content seen on the last poll, with its modification time: applied once the next poll sees both unchanged. */
+    private String settling;
 
     public ConfigReloader(Path file, ConfigLoader loader, Overrides overrides, ProxyServer server) {
         this.file = file;
@@ -48,8 +60,13 @@ public final class ConfigReloader implements AutoCloseable {
     public void watch(long periodMillis) {
         poller.scheduleWithFixedDelay(() -> {
             byte[] now = digest();
-            if (now != null && !Arrays.equals(now, lastDigest)) {
+            if (now == null || Arrays.equals(now, lastDigest)) {
+                settling = null;
+            } else if (stamp(now).equals(settling)) {
+                settling = null;
                 reloadNow("the file changed");
+            } else {
+                settling = stamp(now); // still being written, perhaps: wait one interval for it to settle
             }
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
@@ -61,14 +78,20 @@ public final class ConfigReloader implements AutoCloseable {
      * @return whether the new config is in force
      */
     public synchronized boolean reloadNow(String trigger) {
-        lastDigest = digest();
+        byte[] before = digest();
         ConfigResult result = loader.load(file, overrides);
+        if (!Arrays.equals(before, digest())) {
+            LOG.info(() -> "config reload (" + trigger + ") skipped: the file changed while it was read; the next change is taken");
+            return false; // lastDigest unchanged: the watcher sees the change again and lets it settle
+        }
+        lastDigest = before;
         if (!result.ok()) {
             server.reloadFailed();
             LOG.warning("config reload (" + trigger + ") refused; the running config stays. Problems:\n" + result.problems().stream()
                     .map(p -> "  " + p).collect(Collectors.joining("\n")));
             return false;
         }
+        warnAboutWhatGoes(server.config(), result.config(), trigger);
         try {
             server.reload(result.config());
         } catch (IOException e) {
@@ -79,6 +102,34 @@ public final class ConfigReloader implements AutoCloseable {
         LOG.info(() -> "config reloaded (" + trigger + "): profile " + result.config().profile().name()
                 + ", egress " + result.config().egress().name());
         return true;
+    }
+
+    /** A loud line when the new config drops every credential, deny entry or the approval inbox: a half-written file looks so. */
+    private static void warnAboutWhatGoes(MesaConfig running, MesaConfig next,
+            String trigger) {
+        List<String> gone = new ArrayList<>();
+        if (!running.credentials().isEmpty() && next.credentials().isEmpty()) {
+            gone.add("every credential (" + running.credentials().size() + ")");
+        }
+        if (!running.deny().isEmpty() && next.deny().isEmpty()) {
+            gone.add("every deny entry (" + running.deny().size() + ")");
+        }
+        if (running.approvals() != null && running.approvals().enabled() && (next.approvals() == null || !next.approvals().enabled())) {
+            gone.add("the approval inbox");
+        }
+        if (!gone.isEmpty()) {
+            LOG.warning("config reload (" + trigger + ") drops " + String.join(", ", gone) + " that the running config had;"
+                    + " if that is not meant, the file was written in pieces: write config files atomically (a rename)");
+        }
+    }
+
+    /** The content's digest and the file's modification time: a rewrite with the same text in between counts as a change. */
+    private String stamp(byte[] digest) {
+        try {
+            return java.util.HexFormat.of().formatHex(digest) + "@" + Files.getLastModifiedTime(file).toInstant();
+        } catch (IOException e) {
+            return "unreadable";
+        }
     }
 
     private byte[] digest() {

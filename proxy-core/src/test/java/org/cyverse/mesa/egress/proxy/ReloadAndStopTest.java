@@ -109,6 +109,40 @@ class ReloadAndStopTest {
         }
     }
 
+    /**
+     * A file written in two steps (issue 17, item 5): the first half parses, and without its deny
+     * list it would let the denied host through for the moment between the writes. The watcher
+     * waits for the content to settle, so only the whole file is ever in force.
+     */
+    @Test
+    void aHalfWrittenFileIsNeverInForce() throws Exception {
+        int port = upstream.getAddress().getPort();
+        String whole = allowing(port) + "deny:\n  - host: \"127.0.0.1\"\n";
+        try (ProxyFixture proxy = ProxyFixture.start(whole);
+                ConfigReloader reloader = new ConfigReloader(proxy.configFile(), ProxyFixture.loader(), Overrides.NONE, proxy.server())) {
+            reloader.watch(400);
+            assertEquals(403, get(proxy, "/fast"), "denied");
+            String full = ProxyFixture.config(whole + "limits:\n  idle_timeout: 61s\n");
+            String half = full.substring(0, full.indexOf("deny:"));
+            for (int round = 0; round < 4; round++) {
+                Files.writeString(proxy.configFile(), half); // parses: allows 127.0.0.1, denies nothing
+                long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
+                while (System.nanoTime() < until) {
+                    assertEquals(403, get(proxy, "/fast"), "the half-written file was in force");
+                }
+                Files.writeString(proxy.configFile(), full);
+                Thread.sleep(250);
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (proxy.server().config().limits().idleTimeout().getSeconds() != 61 && System.nanoTime() < deadline) {
+                assertEquals(403, get(proxy, "/fast"));
+                Thread.sleep(50);
+            }
+            assertEquals(61, proxy.server().config().limits().idleTimeout().getSeconds(), "the whole file was taken once it settled");
+            assertEquals(403, get(proxy, "/fast"));
+        }
+    }
+
     @Test
     void gracefulStopLetsTheRequestInFlightFinishAndRefusesNewConnections() throws Exception {
         try (ProxyFixture proxy = ProxyFixture.start(allowing(upstream.getAddress().getPort()))) {
