@@ -151,13 +151,14 @@ class DomainFrontingTest {
                         .getBytes(StandardCharsets.ISO_8859_1)));
     }
 
-    /** CONNECT to the front host, send {@code bytes}; whether the proxy closed the tunnel. */
-    private static boolean tunnelClosedAfter(ProxyFixture through, byte[] bytes) throws Exception {
+    /** CONNECT to the front host, send {@code bytes}, expect the proxy to close the tunnel; the audit record's client field. */
+    private static String tunnelClosedAfter(ProxyFixture through, byte[] bytes) throws Exception {
         try (RawHttp raw = new RawHttp(through.port())) {
             String target = "front.test:" + server.getLocalPort();
             assertEquals(200, raw.send("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n").read().status());
             raw.send(bytes);
-            return raw.closedByPeer(3000);
+            assertTrue(raw.closedByPeer(3000), "the proxy closed the tunnel");
+            return "127.0.0.1:" + raw.socket().getLocalPort();
         }
     }
 
@@ -174,12 +175,11 @@ class DomainFrontingTest {
     @MethodSource("framings")
     void aFramedClientHelloClosesTheTunnelBeforeAByteReachesTheUpstream(String name, byte[] bytes) throws Exception {
         int before = VISITS.size();
-        int audited = proxy.auditRecords().size();
-        assertTrue(tunnelClosedAfter(proxy, bytes), "the proxy closed the tunnel");
+        String client = tunnelClosedAfter(proxy, bytes);
         // The tunnel's upstream connection was dialled at CONNECT time; it must have carried nothing.
         List<Visit> visits = visitsAfter(before);
         assertTrue(visits.stream().allMatch(v -> v.bytes() == 0), "the upstream got bytes: " + visits);
-        JsonNode refused = proxy.awaitAudit(audited + 1).get(audited);
+        JsonNode refused = proxy.awaitAuditRecord(r -> client.equals(r.path("client").asText()));
         assertEquals("deny", refused.path("decision").asText(), refused.toString());
         assertEquals("bad_request", refused.path("reason").asText(), refused.toString());
         assertEquals("front.test", refused.path("host").asText());
@@ -213,8 +213,10 @@ class DomainFrontingTest {
             assertTrue(visitsAfter(before).stream().anyMatch(v -> v.bytes() == anonymous.length), "relayed to the vetted address: " + VISITS);
         }
         before = VISITS.size();
-        assertTrue(tunnelClosedAfter(requiringSni, anonymous), "tls.require_sni refuses it");
+        String client = tunnelClosedAfter(requiringSni, anonymous); // tls.require_sni refuses it
         assertTrue(visitsAfter(before).stream().allMatch(v -> v.bytes() == 0), VISITS.toString());
-        assertTrue(requiringSni.awaitAuditRecord(r -> "bad_request".equals(r.path("reason").asText())).toString().contains("front.test"));
+        JsonNode refused = requiringSni.awaitAuditRecord(r -> client.equals(r.path("client").asText()));
+        assertEquals("bad_request", refused.path("reason").asText(), refused.toString());
+        assertTrue(refused.toString().contains("front.test"), refused.toString());
     }
 }
