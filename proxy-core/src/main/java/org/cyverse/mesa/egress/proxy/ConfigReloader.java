@@ -59,16 +59,25 @@ public final class ConfigReloader implements AutoCloseable {
     /** Polls the file every {@code periodMillis} and reloads when its content changed. */
     public void watch(long periodMillis) {
         poller.scheduleWithFixedDelay(() -> {
-            byte[] now = digest();
-            if (now == null || Arrays.equals(now, lastDigest)) {
-                settling = null;
-            } else if (stamp(now).equals(settling)) {
-                settling = null;
-                reloadNow("the file changed");
-            } else {
-                settling = stamp(now); // still being written, perhaps: wait one interval for it to settle
+            try {
+                poll();
+            } catch (RuntimeException | Error e) {
+                // An exception would end the schedule silently: every later change would be missed.
+                LOG.log(java.util.logging.Level.WARNING, "config watch: a poll failed; watching on", e);
             }
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void poll() {
+        byte[] now = digest();
+        if (now == null || Arrays.equals(now, lastDigest)) {
+            settling = null;
+        } else if (stamp(now).equals(settling)) {
+            settling = null;
+            reloadNow("the file changed");
+        } else {
+            settling = stamp(now); // still being written, perhaps: wait one interval for it to settle
+        }
     }
 
     /**

@@ -109,7 +109,7 @@ final class Pipelines {
         int maxHeaderBytes = proxy.state().config().limits().maxHeaderBytes();
         p.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
         p.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
-        p.addAfter(PipelineNames.ENCODER, PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.holdBudget));
+        p.addAfter(PipelineNames.ENCODER, PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget));
         p.addAfter(PipelineNames.LENGTH_HOLD, PipelineNames.TIMERS, new ClientTimers(proxy));
         p.addAfter(PipelineNames.TIMERS, PipelineNames.CLIENT, clientHandler);
         p.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, tls);
@@ -118,7 +118,7 @@ final class Pipelines {
     private static void addHttp(ChannelPipeline p, ProxyContext proxy, ChannelHandler clientHandler) {
         p.addLast(PipelineNames.DECODER, new StrictRequestDecoder(proxy.state().config().limits().maxHeaderBytes()))
                 .addLast(PipelineNames.ENCODER, new HttpResponseEncoder())
-                .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.holdBudget))
+                .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget))
                 .addLast(PipelineNames.TIMERS, new ClientTimers(proxy))
                 .addLast(PipelineNames.CLIENT, clientHandler);
     }

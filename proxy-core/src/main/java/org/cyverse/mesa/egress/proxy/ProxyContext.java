@@ -26,6 +26,8 @@ final class ProxyContext {
     final AtomicInteger connections = new AtomicInteger();
     /** Request body bytes held for scanning, across connections. */
     final HoldBudget holdBudget = new HoldBudget();
+    /** Scrubbed response bodies held for their length ({@link ResponseLengthHold}): a budget of their own, so downloads never starve uploads' scans. */
+    final HoldBudget responseHoldBudget = new HoldBudget();
     /** Requests waiting for an approval's decision ({@code approvals.hold}). */
     final HeldRequests held;
     volatile boolean draining;

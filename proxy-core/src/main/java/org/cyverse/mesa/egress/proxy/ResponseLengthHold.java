@@ -1,6 +1,6 @@
 package org.cyverse.mesa.egress.proxy;
 
-import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -20,7 +20,9 @@ import io.netty.util.ReferenceCountUtil;
  * client then has no length for its progress or its integrity check (pip, npm and git compare
  * it). When the upstream declared a length, this outbound handler holds the scrubbed body, up to
  * {@code limits.scan_hold_bytes} and within {@code limits.scan_hold_total_bytes} for all
- * connections, and sends head and body with the new length once the body is complete. A body
+ * connections (a budget of its own, apart from the request scans'), and sends head and body with
+ * the new length once the body is complete. The bytes are copied into one buffer (a body trickled
+ * in tiny chunks costs what it counts) and their budget comes back once they are written. A body
  * that outgrows the hold (a decoded one can), or ends in trailers, leaves chunked as before,
  * from where it is. Each held write's promise succeeds at once, so the exchange keeps reading.
  */
@@ -40,7 +42,7 @@ final class ResponseLengthHold extends ChannelOutboundHandlerAdapter {
 
     private final HoldBudget budget;
     private HttpResponse head;
-    private CompositeByteBuf body;
+    private ByteBuf body;
     private long limit;
     private long totalLimit;
     private long taken;
@@ -63,7 +65,7 @@ final class ResponseLengthHold extends ChannelOutboundHandlerAdapter {
         if (msg instanceof Held held) {
             spill(ctx); // a previous hold left unfinished (it cannot happen on one connection's sequence; be safe)
             head = held;
-            body = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+            body = ctx.alloc().buffer((int) Math.min(held.limit, 64 * 1024), (int) Math.min(held.limit, Integer.MAX_VALUE));
             limit = held.limit;
             totalLimit = held.totalLimit;
             promise.setSuccess();
@@ -82,19 +84,19 @@ final class ResponseLengthHold extends ChannelOutboundHandlerAdapter {
             return;
         }
         taken += bytes;
-        body.addComponent(true, content.content().retain());
+        body.writeBytes(content.content());
         ReferenceCountUtil.release(content);
         if (!last) {
             promise.setSuccess();
             return;
         }
         HttpResponse response = head;
-        CompositeByteBuf whole = body;
-        clear();
+        ByteBuf whole = body;
+        long written = clear();
         response.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
         HttpUtil.setContentLength(response, whole.readableBytes());
         ctx.write(response);
-        ctx.write(new DefaultLastHttpContent(whole), promise);
+        ctx.write(new DefaultLastHttpContent(whole), promise).addListener(f -> budget.give(written));
     }
 
     /** Sends what is held as it was framed (chunked), and stops holding. */
@@ -103,28 +105,31 @@ final class ResponseLengthHold extends ChannelOutboundHandlerAdapter {
             return;
         }
         HttpResponse response = head;
-        CompositeByteBuf held = body;
-        clear();
+        ByteBuf held = body;
+        long written = clear();
         ctx.write(response);
         if (held.isReadable()) {
-            ctx.write(new DefaultHttpContent(held));
+            ctx.write(new DefaultHttpContent(held)).addListener(f -> budget.give(written));
         } else {
             held.release();
+            budget.give(written);
         }
     }
 
-    private void clear() {
-        budget.give(taken);
+    /** Stops holding; the bytes taken from the budget, for the caller to give back once they are written. */
+    private long clear() {
+        long held = taken;
         taken = 0;
         head = null;
         body = null;
+        return held;
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         if (head != null) {
             body.release();
-            clear();
+            budget.give(clear());
         }
     }
 

@@ -110,7 +110,16 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
         // RFC 6066 server names carry no port, but some clients (Go's hey, for one) send
         // "host:port"; the host part is what names the server, so that is what must match.
         int colon = serverName.lastIndexOf(':');
-        String host = colon > 0 && serverName.indexOf(':') == colon ? serverName.substring(0, colon) : serverName;
+        String host = serverName;
+        if (colon > 0 && serverName.indexOf(':') == colon) {
+            if (!serverName.substring(colon + 1).equals(Integer.toString(target.port()))) {
+                return false; // a port, if any, must be the CONNECT target's: "host:anything" is not that host
+            }
+            host = serverName.substring(0, colon);
+        }
+        if (host.endsWith(".")) {
+            return false; // relayed as written, a trailing dot names no virtual host of the upstream's
+        }
         try {
             return Destination.parse(host, target.port()).host().equals(target.host());
         } catch (InvalidDestinationException e) {

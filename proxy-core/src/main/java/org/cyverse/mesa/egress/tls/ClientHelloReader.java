@@ -17,8 +17,9 @@ import java.util.Set;
  * well-formed (RFC 8446 section 4.1.2, RFC 5246 section 7.4.1.2): lengths consistent, at least one
  * cipher suite and one compression method, extensions filling the rest exactly, no extension
  * type twice, and a server_name extension (RFC 6066 section 3) that holds exactly one name, of
- * type host_name, non-empty and printable ASCII. Anything else is {@link Verdict#MALFORMED}; the
- * bytes are only read, never consumed.
+ * type host_name, non-empty and printable ASCII, and no encrypted_client_hello (RFC 9849) or ESNI
+ * extension, whose inner name the upstream would serve unseen. At most {@value #MAX_RECORDS}
+ * records. Anything else is {@link Verdict#MALFORMED}; the bytes are only read, never consumed.
  */
 public final class ClientHelloReader {
 
@@ -29,7 +30,12 @@ public final class ClientHelloReader {
     private static final int MAX_RECORD = 1 << 14;
     private static final int HANDSHAKE = 22;
     private static final int CLIENT_HELLO = 1;
+    /** More records than a 64 KiB hello needs at 16 KiB each, with room for stacks that split smaller. */
+    private static final int MAX_RECORDS = 16;
     private static final int SERVER_NAME = 0;
+    /** RFC 9849 encrypted_client_hello, and the draft ESNI it replaced: the real name is encrypted. */
+    private static final int ENCRYPTED_CLIENT_HELLO = 0xfe0d;
+    private static final int ENCRYPTED_SERVER_NAME = 0xffce;
     private static final int HOST_NAME = 0;
 
     /** What the bytes read so far are. */
@@ -48,9 +54,12 @@ public final class ClientHelloReader {
 
     /** Reads {@code in} from its reader index without moving it. */
     public static Result read(ByteBuf in) {
-        int at = in.readerIndex();
+        int start = in.readerIndex();
         int end = in.writerIndex();
-        byte[] hello = null;
+        // First pass over the record headers only: nothing is copied until the whole hello is there,
+        // so a hello trickled in small segments costs a header walk per read, not an allocation.
+        int at = start;
+        int records = 0;
         int filled = 0;
         int expected = -1;
         while (true) {
@@ -70,6 +79,9 @@ public final class ClientHelloReader {
             if (length == 0 || length > MAX_RECORD) {
                 return Result.malformed("a handshake record of " + length + " bytes (1 to 16384 allowed)");
             }
+            if (++records > MAX_RECORDS) {
+                return Result.malformed("a ClientHello in more than " + MAX_RECORDS + " records (TLS stacks split at 16 KiB)");
+            }
             if (end - at - RECORD_HEADER < length) {
                 return Result.NEED_MORE;
             }
@@ -86,25 +98,33 @@ public final class ClientHelloReader {
                 if (expected > MAX_HELLO_BYTES) {
                     return Result.malformed("a ClientHello of " + expected + " bytes");
                 }
-                hello = new byte[expected];
-                int take = length - 4;
-                if (take > expected) {
-                    return Result.malformed("bytes follow the ClientHello in its record");
-                }
-                in.getBytes(fragment + 4, hello, 0, take);
-                filled = take;
+                filled = length - 4;
             } else {
-                if (filled + length > expected) {
-                    return Result.malformed("bytes follow the ClientHello in its last record");
-                }
-                in.getBytes(fragment, hello, filled, length);
                 filled += length;
+            }
+            if (filled > expected) {
+                return Result.malformed(records == 1 ? "bytes follow the ClientHello in its record" : "bytes follow the ClientHello in its last record");
             }
             at = fragment + length;
             if (filled == expected) {
-                return body(hello);
+                return body(copy(in, start, records, expected));
             }
         }
+    }
+
+    /** The ClientHello body out of its {@code records} records (already validated). */
+    private static byte[] copy(ByteBuf in, int start, int records, int expected) {
+        byte[] hello = new byte[expected];
+        int at = start;
+        int filled = 0;
+        for (int r = 0; r < records; r++) {
+            int length = in.getUnsignedShort(at + 3);
+            int skip = r == 0 ? 4 : 0;
+            in.getBytes(at + RECORD_HEADER + skip, hello, filled, length - skip);
+            filled += length - skip;
+            at += RECORD_HEADER + length;
+        }
+        return hello;
     }
 
     /** The ClientHello body (after its 4-byte header). */
@@ -150,6 +170,10 @@ public final class ClientHelloReader {
             }
             if (!types.add(type)) {
                 return Result.malformed("extension " + type + " appears twice");
+            }
+            if (type == ENCRYPTED_CLIENT_HELLO || type == ENCRYPTED_SERVER_NAME) {
+                // The server would serve the encrypted inner name, which no check here can read.
+                return Result.malformed("an encrypted ClientHello (ECH/ESNI): the server name the upstream would serve is hidden");
             }
             if (type == SERVER_NAME) {
                 Object name = serverName(new Cursor(b, c.position(), length));

@@ -315,14 +315,20 @@ class InterceptionTest {
         }
     }
 
+    /** A CONNECT to the upstream through {@code raw}, and TLS with the proxy's leaf inside it. */
+    private SSLSocket intercepted(RawHttp raw) throws Exception {
+        assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+        SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
+                .createSocket(raw.socket(), "localhost", upstream.port(), false);
+        tls.startHandshake();
+        return tls;
+    }
+
     @Test
     void aHostHeaderNamingAnotherHostIs421() throws Exception {
         int before = upstream.seen().size();
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
-            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
-                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
-            tls.startHandshake();
+            SSLSocket tls = intercepted(raw);
             tls.getOutputStream().write("GET /echo HTTP/1.1\r\nHost: other.example.org\r\nx-api-key: sk-ant-sentinel\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             String answer = new String(tls.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
@@ -336,10 +342,7 @@ class InterceptionTest {
     void aConnectInsideAnInterceptedConnectionIs405() throws Exception {
         int before = upstream.seen().size();
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
-            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
-                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
-            tls.startHandshake();
+            SSLSocket tls = intercepted(raw);
             tls.getOutputStream().write(("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost:" + upstream.port() + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             tls.setSoTimeout(5000);
@@ -372,10 +375,7 @@ class InterceptionTest {
     void aHostHeaderWithMoreThanHostAndPortIs400(String host) throws Exception {
         int before = upstream.seen().size();
         try (RawHttp raw = new RawHttp(proxy.port())) {
-            assertEquals(200, raw.send("CONNECT localhost:" + upstream.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
-            SSLSocket tls = (SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
-                    .createSocket(raw.socket(), "localhost", upstream.port(), false);
-            tls.startHandshake();
+            SSLSocket tls = intercepted(raw);
             tls.getOutputStream().write(("GET /echo HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             String answer = new String(tls.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
             assertEquals("HTTP/1.1 400", answer, host);

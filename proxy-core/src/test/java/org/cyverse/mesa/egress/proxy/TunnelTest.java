@@ -198,5 +198,16 @@ class TunnelTest {
             Thread.sleep(100);
             assertEquals(before, witness.bytes(), "another host with a port is still refused");
         }
+        // The same host with another port, or with a trailing dot: the upstream would serve neither as this host.
+        for (String name : List.of("localhost:" + (witness.port() + 1), "localhost:x", "localhost.")) {
+            try (RawHttp raw = new RawHttp(proxy.port())) {
+                assertEquals(200, raw.send("CONNECT localhost:" + witness.port() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status());
+                long before = witness.bytes();
+                raw.send(ClientHellos.withServerName(name));
+                assertTrue(raw.closedByPeer(2000), name);
+                Thread.sleep(100);
+                assertEquals(before, witness.bytes(), name + " was relayed");
+            }
+        }
     }
 }

@@ -57,6 +57,10 @@ class ClientHelloReaderTest {
                 Arguments.of("SSL 2 framing", new byte[] {(byte) 0x80, 0x2e, 1, 0, 2}, Verdict.MALFORMED, "not a handshake record"),
                 Arguments.of("a record version that is not TLS", withRecordVersion(record(22, HELLO), 2), Verdict.MALFORMED, "is not TLS"),
                 Arguments.of("a hello longer than its record allows", withHelloLength(record(22, HELLO), 70_000), Verdict.MALFORMED, "a ClientHello of 70000 bytes"),
+                Arguments.of("an encrypted ClientHello extension", record(22, withExtension(HELLO, 0xfe0d)), Verdict.MALFORMED, "encrypted ClientHello"),
+                Arguments.of("an ESNI extension", record(22, withExtension(HELLO, 0xffce)), Verdict.MALFORMED, "encrypted ClientHello"),
+                Arguments.of("the hello in more records than a TLS stack sends", tinyRecords(HELLO, 17), Verdict.MALFORMED, "more than 16 records"),
+                Arguments.of("the hello in 16 records", tinyRecords(HELLO, 16), Verdict.HELLO, "front.test"),
                 Arguments.of("extensions' length off by one", record(22, withExtensionsLengthDelta(HELLO, 1)), Verdict.MALFORMED, "extensions' length does not match"));
     }
 
@@ -124,6 +128,29 @@ class ClientHelloReaderTest {
         byte[] body = concat(slice(message, 4, EXTENSIONS_LENGTH_AT), new byte[] {(byte) (extension.length * 2 >> 8), (byte) (extension.length * 2)},
                 extension, extension);
         return concat(new byte[] {1, (byte) (body.length >> 16), (byte) (body.length >> 8), (byte) body.length}, body);
+    }
+
+    /** The message with one more (empty) extension of {@code type} after its own. */
+    private static byte[] withExtension(byte[] message, int type) {
+        byte[] extensions = slice(message, EXTENSIONS_LENGTH_AT + 2, message.length);
+        byte[] all = concat(extensions, new byte[] {(byte) (type >> 8), (byte) type, 0, 0});
+        byte[] body = concat(slice(message, 4, EXTENSIONS_LENGTH_AT), new byte[] {(byte) (all.length >> 8), (byte) all.length}, all);
+        return concat(new byte[] {1, (byte) (body.length >> 16), (byte) (body.length >> 8), (byte) body.length}, body);
+    }
+
+    /** The message cut into {@code n} handshake records (the first holds the 4-byte header and one more byte). */
+    private static byte[] tinyRecords(byte[] message, int n) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int first = 5;
+        out.writeBytes(record(22, slice(message, 0, first)));
+        int rest = message.length - first;
+        int at = first;
+        for (int i = 1; i < n; i++) {
+            int size = i == n - 1 ? message.length - at : rest / (n - 1);
+            out.writeBytes(record(22, slice(message, at, at + size)));
+            at += size;
+        }
+        return out.toByteArray();
     }
 
     private static byte[] withRecordVersion(byte[] record, int major) {

@@ -44,7 +44,8 @@
   }
 
   // A TLS socket to host:port through the proxy's CONNECT; callback(err, socket) once TLS is up.
-  function tunnel(host, port, servername, callback) {
+  // tlsOptions: what the caller asked of TLS (ca, cert, key, rejectUnauthorized, ...), kept.
+  function tunnel(host, port, servername, callback, tlsOptions) {
     const target = (net.isIPv6(bare(host)) ? '[' + bare(host) + ']' : host) + ':' + port;
     const request = http.request({
       host: bare(proxy.hostname), port: proxy.port || 80, method: 'CONNECT', path: target,
@@ -57,7 +58,9 @@
         callback(err, socket);
       }
     };
+    request.setTimeout(30000, () => request.destroy(new Error('no answer to CONNECT within 30 s')));
     request.once('connect', (response, socket, head) => {
+      request.setTimeout(0);
       if (response.statusCode !== 200) {
         socket.destroy();
         // The proxy's reason phrase is its reason code and error (e.g. "403 host_not_allowed: ...").
@@ -68,7 +71,7 @@
         socket.unshift(head);
       }
       const name = servername || (net.isIP(bare(host)) ? undefined : bare(host));
-      const secure = tls.connect({ socket, servername: name, ALPNProtocols: ['http/1.1'] });
+      const secure = tls.connect(Object.assign({}, tlsOptions || {}, { socket, servername: name, ALPNProtocols: ['http/1.1'] }));
       secure.once('secureConnect', () => finish(null, secure));
       secure.once('error', (err) => finish(err));
     });
@@ -87,7 +90,8 @@
     }
     const current = globalThis[key];
     const Agent = current && current.constructor;
-    if (typeof Agent === 'function') {
+    // A Node that proxies by itself (NODE_USE_ENV_PROXY on 22.21+ or 24) has put its EnvHttpProxyAgent there already.
+    if (typeof Agent === 'function' && Agent.name !== 'EnvHttpProxyAgent') {
       const direct = new Agent();
       const tunnelled = new Agent({
         connect(opts, callback) {
@@ -141,7 +145,14 @@
       if (bypass(host)) {
         return super.createConnection(options, oncreate);
       }
-      tunnel(host, options.port || 443, options.servername, oncreate);
+      const keep = {};
+      for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'checkServerIdentity', 'ciphers',
+        'minVersion', 'maxVersion', 'session']) {
+        if (options[k] !== undefined) {
+          keep[k] = options[k];
+        }
+      }
+      tunnel(host, options.port || 443, options.servername, oncreate, keep);
       return undefined;
     }
   }
