@@ -34,6 +34,8 @@ import org.cyverse.mesa.egress.config.Overrides;
 public final class ConfigReloader implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ConfigReloader.class.getName());
+    /** How long a refused content waits before it is tried again: a Secret it names may be projected after the ConfigMap. */
+    private static final long RETRY_MILLIS = 30_000;
 
     private final Path file;
     private final ConfigLoader loader;
@@ -47,6 +49,9 @@ public final class ConfigReloader implements AutoCloseable {
     private byte[] lastDigest;
     /** A changed content seen on the last poll, with its modification time: applied once the next poll sees both unchanged. */
     private String settling;
+    /** Polls left before a refused content is tried again (a file it names may appear later), or -1 when the last reload held. */
+    private int retryIn = -1;
+    private int retryPolls;
 
     public ConfigReloader(Path file, ConfigLoader loader, Overrides overrides, ProxyServer server) {
         this.file = file;
@@ -58,6 +63,12 @@ public final class ConfigReloader implements AutoCloseable {
 
     /** Polls the file every {@code periodMillis} and reloads when its content changed. */
     public void watch(long periodMillis) {
+        watch(periodMillis, RETRY_MILLIS);
+    }
+
+    /** {@link #watch(long)}, trying a refused content again every {@code retryMillis}. */
+    public void watch(long periodMillis, long retryMillis) {
+        retryPolls = (int) Math.max(1, retryMillis / Math.max(1, periodMillis));
         poller.scheduleWithFixedDelay(() -> {
             try {
                 poll();
@@ -68,13 +79,16 @@ public final class ConfigReloader implements AutoCloseable {
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
-    private void poll() {
+    private synchronized void poll() {
         byte[] now = digest();
         if (now == null || Arrays.equals(now, lastDigest)) {
             settling = null;
+            if (now != null && retryIn > 0 && --retryIn == 0) {
+                reload("a retry of the refused content", now);
+            }
         } else if (stamp(now).equals(settling)) {
             settling = null;
-            reloadNow("the file changed");
+            reload("the file changed", now);
         } else {
             settling = stamp(now); // still being written, perhaps: wait one interval for it to settle
         }
@@ -86,14 +100,23 @@ public final class ConfigReloader implements AutoCloseable {
      * @param trigger why, for the log (e.g. "SIGHUP")
      * @return whether the new config is in force
      */
-    public synchronized boolean reloadNow(String trigger) {
+    public boolean reloadNow(String trigger) {
+        return reload(trigger, null);
+    }
+
+    /** {@link #reloadNow}; with {@code settled}, only when the file still holds that content (the watcher saw it settle). */
+    private synchronized boolean reload(String trigger, byte[] settled) {
         byte[] before = digest();
+        if (settled != null && !Arrays.equals(before, settled)) {
+            return false; // written again since it settled: the watcher lets the new content settle first
+        }
         ConfigResult result = loader.load(file, overrides);
         if (!Arrays.equals(before, digest())) {
             LOG.info(() -> "config reload (" + trigger + ") skipped: the file changed while it was read; the next change is taken");
             return false; // lastDigest unchanged: the watcher sees the change again and lets it settle
         }
         lastDigest = before;
+        retryIn = retryPolls; // until it holds: a refused content is tried again after RETRY_MILLIS
         if (!result.ok()) {
             server.reloadFailed();
             LOG.warning("config reload (" + trigger + ") refused; the running config stays. Problems:\n" + result.problems().stream()
@@ -108,6 +131,7 @@ public final class ConfigReloader implements AutoCloseable {
             LOG.warning("config reload (" + trigger + ") refused; the running config stays: " + e.getMessage());
             return false;
         }
+        retryIn = -1;
         LOG.info(() -> "config reloaded (" + trigger + "): profile " + result.config().profile().name()
                 + ", egress " + result.config().egress().name());
         return true;

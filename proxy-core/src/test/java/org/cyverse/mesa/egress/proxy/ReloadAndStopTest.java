@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /** Reloading the config file into the running proxy, and stopping it gracefully. */
 class ReloadAndStopTest {
+
+    @org.junit.jupiter.api.io.TempDir
+    Path dir;
 
     private HttpServer upstream;
     private final CountDownLatch slowStarted = new CountDownLatch(1);
@@ -140,6 +144,32 @@ class ReloadAndStopTest {
             }
             assertEquals(61, proxy.server().config().limits().idleTimeout().getSeconds(), "the whole file was taken once it settled");
             assertEquals(403, get(proxy, "/fast"));
+        }
+    }
+
+    /** A content refused because a file it names is not there yet (a Secret projected after its ConfigMap) is tried again. */
+    @Test
+    void aRefusedContentIsTriedAgainAndHoldsOnceItsFileAppears() throws Exception {
+        int port = upstream.getAddress().getPort();
+        Path ca = dir.resolve("late-ca.pem");
+        try (ProxyFixture proxy = ProxyFixture.start("profile: P2\nnetwork:\n  allow_private: [\"127.0.0.1/32\"]\n");
+                ConfigReloader reloader = new ConfigReloader(proxy.configFile(), ProxyFixture.loader(), Overrides.NONE, proxy.server())) {
+            reloader.watch(50, 300);
+            Files.writeString(proxy.configFile(), ProxyFixture.config(allowing(port) + "tls:\n  upstream_ca: \"" + ca + "\"\n"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (!proxy.admin("/metrics").body().contains("mesa_egress_config_reloads_total{outcome=\"failure\"}")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(403, get(proxy, "/fast"), "refused while the CA file is missing: the running config stays");
+            new org.cyverse.mesa.egress.testpki.TestPki("late").writeCaPem(ca); // the Secret arrives
+            deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            int status = 403;
+            while (status != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                status = get(proxy, "/fast");
+            }
+            assertEquals(200, status, "tried again once the file was there, without a change to the config file");
         }
     }
 
