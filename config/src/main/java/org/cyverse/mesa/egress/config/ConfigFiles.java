@@ -27,34 +27,31 @@ public final class ConfigFiles {
     /** The problems, each at the line of its key in {@code config.source()} (0 when built in). */
     public static List<ConfigProblem> check(MesaConfig config) {
         List<ConfigProblem> problems = new ArrayList<>();
-        MesaConfig.Tls tls = config.tls();
-        if (tls.upstreamCa() != null) {
-            String problem = upstreamCa(tls.upstreamCa());
-            if (problem != null) {
-                problems.add(problem(config, "tls.upstream_ca", problem));
-            }
+        if (config.tls().upstreamCa() != null) {
+            note(problems, config, "tls.upstream_ca", certificates(config.tls().upstreamCa(),
+                    "tls.upstream_ca takes the certificates of the CAs that sign upstreams", true));
         }
         if (config.audit().sink() instanceof MesaConfig.Audit.AppendTo file) {
-            String problem = cannotWrite(file.file(), "write the audit to stdout");
-            if (problem != null) {
-                problems.add(problem(config, "audit.sink", problem));
-            }
+            note(problems, config, "audit.sink", cannotWrite(file.file(), "write the audit to stdout"));
         }
         MesaConfig.Approvals approvals = config.approvals();
         if (approvals != null && approvals.enabled() && approvals.stateFile() != null) {
-            String problem = cannotWrite(approvals.stateFile(), "leave approvals.state_file out to keep approvals in memory only");
-            if (problem != null) {
-                problems.add(problem(config, "approvals.state_file", problem));
-            }
+            note(problems, config, "approvals.state_file",
+                    cannotWrite(approvals.stateFile(), "leave approvals.state_file out to keep approvals in memory only"));
         }
         MesaConfig.Broker broker = config.broker();
         if (broker != null && broker.caCert() != null) {
-            String problem = certificates(broker.caCert(), "broker.openbao.ca_cert takes the certificate of the CA that signs OpenBao's");
-            if (problem != null) {
-                problems.add(problem(config, "broker.openbao.ca_cert", problem));
-            }
+            note(problems, config, "broker.openbao.ca_cert", certificates(broker.caCert(),
+                    "broker.openbao.ca_cert takes the certificate of the CA that signs OpenBao's", false));
         }
         return problems;
+    }
+
+    /** Adds {@code problem} with {@code key}, when there is one. */
+    private static void note(List<ConfigProblem> problems, MesaConfig config, String key, String problem) {
+        if (problem != null) {
+            problems.add(problem(config, key, problem));
+        }
     }
 
     /** Why the proxy could not create or append to {@code file}, or {@code null}; {@code instead} is the way out. */
@@ -69,21 +66,11 @@ public final class ConfigFiles {
         return null;
     }
 
-    private static String upstreamCa(Path file) {
-        String problem = certificates(file, "tls.upstream_ca takes the certificates of the CAs that sign upstreams");
-        if (problem != null) {
-            return problem;
-        }
-        for (X509Certificate c : certificates(text(file))) {
-            if (c.getBasicConstraints() < 0) {
-                return file + " holds " + c.getSubjectX500Principal().getName() + ", which is not a CA certificate (basicConstraints CA:TRUE)";
-            }
-        }
-        return null;
-    }
-
-    /** Why {@code file} is not a readable PEM file of certificates only, or {@code null}; {@code takes} says what belongs there. */
-    private static String certificates(Path file, String takes) {
+    /**
+     * Why {@code file} is not a readable PEM file of certificates only (of CA certificates only, with
+     * {@code casOnly}), or {@code null}; {@code takes} says what belongs there.
+     */
+    private static String certificates(Path file, String takes, boolean casOnly) {
         String text = text(file);
         if (text == null) {
             return unreadable(file);
@@ -94,6 +81,11 @@ public final class ConfigFiles {
         Collection<X509Certificate> certificates = certificates(text);
         if (certificates == null || certificates.isEmpty()) {
             return file + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+        }
+        for (X509Certificate c : certificates) {
+            if (casOnly && c.getBasicConstraints() < 0) {
+                return file + " holds " + c.getSubjectX500Principal().getName() + ", which is not a CA certificate (basicConstraints CA:TRUE)";
+            }
         }
         return null;
     }

@@ -101,8 +101,8 @@ public final class Refusals {
                     + " goes through the proxy as http://, not https://)";
             case OTHER -> "the TLS handshake with " + name + " failed; check that it serves HTTPS on that port";
         };
-        return new Refusal(502, Reason.UPSTREAM_TLS_ERROR, error(Reason.UPSTREAM_TLS_ERROR, host, failure.detail()), host, hint, null, 0,
-                Map.of());
+        return new Refusal(status(Reason.UPSTREAM_TLS_ERROR), Reason.UPSTREAM_TLS_ERROR, error(Reason.UPSTREAM_TLS_ERROR, host,
+                failure.detail()), host, hint, null, 0, Map.of());
     }
 
     /** A bad request of shape {@code problem}; {@code detail} says what exactly was wrong (never a secret). */

@@ -86,11 +86,14 @@ public final class ConfigReloader implements AutoCloseable {
             if (now != null && retryIn > 0 && --retryIn == 0) {
                 reload("a retry of the refused content", now);
             }
-        } else if (stamp(now).equals(settling)) {
-            settling = null;
-            reload("the file changed", now);
         } else {
-            settling = stamp(now); // still being written, perhaps: wait one interval for it to settle
+            String stamp = stamp(now);
+            if (stamp.equals(settling)) {
+                settling = null;
+                reload("the file changed", now);
+            } else {
+                settling = stamp; // still being written, perhaps: wait one interval for it to settle
+            }
         }
     }
 
