@@ -34,6 +34,12 @@ final class BasicCredentials {
         return bytes == null ? null : new BasicCredentials(v.substring(0, 5), new String(bytes, StandardCharsets.ISO_8859_1));
     }
 
+    /** The base64 text of {@code value} when it is Basic credentials that decode, else {@code null}. */
+    static String token(String value) {
+        BasicCredentials basic = parse(value);
+        return basic == null ? null : value.strip().substring(6).strip();
+    }
+
     private static byte[] decode(String token) {
         // Servers differ in what they accept (padding, the URL-safe alphabet): so does this, so a
         // value cannot slip past the scan by a spelling that the upstream still decodes.

@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.List;
+import java.util.Map;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
@@ -22,8 +24,23 @@ public interface CredentialStep {
         return ScanPlan.EMPTY;
     }
 
-    /** {@code text} with every secret value this kind holds replaced by its stand-in (for audit records and answers). */
+    /**
+     * Step 5 for a chunked request's trailer fields, as for header fields: refuse the request,
+     * or give the fields to send. Called with the request head as the client sent it. Nothing is
+     * found by default.
+     */
+    default Injection trailers(OutgoingRequest request, List<Map.Entry<String, String>> fields) {
+        return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), fields, Map.of(), List.of(),
+                "no credential applies", null);
+    }
+
+    /** {@code text} with every secret value this kind holds replaced by its stand-in (for answers). */
     default String scrub(String text) {
         return text;
+    }
+
+    /** {@code [redacted:NAME]} when {@code field} holds a value of this kind's credential NAME, else {@code field} (audit records). */
+    default String redactField(String field) {
+        return field;
     }
 }

@@ -1,11 +1,9 @@
 package org.cyverse.mesa.egress.injector;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -49,6 +47,9 @@ public final class Injector implements CredentialStep {
      * whose store values are the same objects reuses them instead of re-encoding every secret.
      */
     private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), Map.of());
+    /** The Basic credentials this injector wrote, for response scrubbing. */
+    private final EmittedForms emitted = new EmittedForms();
+    private final SecretScrubbing scrubbing;
 
     private record SecretNeedles(Map<String, Secret> from, Map<CredentialSpec, Needle> needles) {
         boolean madeFrom(Map<String, Secret> secrets) {
@@ -80,6 +81,7 @@ public final class Injector implements CredentialStep {
         }
         this.sentinelNeedles = Map.copyOf(sentinels);
         this.bodyPlans = new BodyScanPlans(this.credentials, store);
+        this.scrubbing = new SecretScrubbing(this.credentials, store, emitted);
     }
 
     /** Every value each credential has held, and the sentinels of the credentials this request is outside of. */
@@ -93,7 +95,77 @@ public final class Injector implements CredentialStep {
     public Injection apply(OutgoingRequest request) {
         // One read of the store per request: every check below sees the same values.
         Map<String, Secret> secrets = currentSecrets();
-        List<Place> places = RequestPlaces.of(request);
+        Map<String, Place> sentinelAt = new HashMap<>();
+        Injection refused = refusal(request, RequestPlaces.of(request), secrets, sentinelAt);
+        if (refused != null) {
+            return refused;
+        }
+        Destination destination = request.destination();
+        String path = RequestPlaces.path(request.pathAndQuery());
+        List<CredentialSpec> applied = new ArrayList<>();
+        for (CredentialSpec c : credentials) {
+            boolean reachable = (request.tls() || c.allowPlaintext())
+                    && CredentialReach.miss(c, destination, request.method(), path) == null;
+            boolean hasWork = sentinelAt.containsKey(c.name()) || c.header() != null || c.bodySubstitution() && c.sentinel() != null;
+            if (reachable && hasWork) {
+                if (!secrets.containsKey(c.name())) {
+                    // Never forward without it: the upstream would answer 401 and the agent
+                    // would retry, or worse, the sentinel would be taken for a real key.
+                    return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
+                            + " has no valid value now (not fetched yet, failed, expired or revoked)");
+                }
+                applied.add(c);
+            }
+        }
+        if (applied.isEmpty()) {
+            return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
+                    "no credential applies", null);
+        }
+        return inject(request, applied, secrets, sentinelAt);
+    }
+
+    /**
+     * SPEC.md step 5 for a chunked request's trailer fields, as for header fields: a real secret
+     * or a sentinel outside its scope (or over plain http) refuses the request, with place
+     * {@code trailer}; a sentinel in scope is replaced by its secret. No credential header is set
+     * in a trailer. {@code request} is the request head as the client sent it.
+     */
+    @Override
+    public Injection trailers(OutgoingRequest request, List<Map.Entry<String, String>> fields) {
+        Map<String, Secret> secrets = currentSecrets();
+        Map<String, Place> sentinelAt = new HashMap<>();
+        Injection refused = refusal(request, RequestPlaces.ofTrailers(fields), secrets, sentinelAt);
+        if (refused != null) {
+            return refused;
+        }
+        List<Map.Entry<String, String>> out = new ArrayList<>(fields);
+        List<Injection.Applied> done = new ArrayList<>();
+        for (CredentialSpec c : credentials) {
+            if (!sentinelAt.containsKey(c.name())) {
+                continue;
+            }
+            Secret secret = secrets.get(c.name());
+            if (secret == null) {
+                return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
+                        + " has no valid value now (not fetched yet, failed, expired or revoked)");
+            }
+            for (int i = 0; i < out.size(); i++) {
+                Map.Entry<String, String> f = out.get(i);
+                out.set(i, Map.entry(f.getKey(), HeaderRewrite.replace(f.getValue(), c.sentinel(), secret.reveal())));
+            }
+            done.add(new Injection.Applied(c.name(), List.of("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")")));
+        }
+        return done.isEmpty() ? new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), fields, Map.of(), List.of(),
+                "no credential applies", null) : new Injection(Injection.Outcome.INJECTED, done.get(0).credential(), request.pathAndQuery(),
+                out, Map.of(), done, "sentinels replaced in trailer fields", null);
+    }
+
+    /**
+     * The checks of step 5 that refuse, over {@code places}: a real secret anywhere, a sentinel
+     * outside its credential's scope, a sentinel over plain http; {@code null} when none refuses,
+     * with where each credential's sentinel was found put in {@code sentinelAt}.
+     */
+    private Injection refusal(OutgoingRequest request, List<Place> places, Map<String, Secret> secrets, Map<String, Place> sentinelAt) {
         Destination destination = request.destination();
         String path = RequestPlaces.path(request.pathAndQuery());
 
@@ -111,7 +183,6 @@ public final class Injector implements CredentialStep {
             }
         }
 
-        Map<String, Place> sentinelAt = new HashMap<>();
         for (CredentialSpec c : credentials) {
             Needle sentinel = sentinelNeedles.get(c.name());
             Place where = sentinel == null ? null : firstPlace(sentinel, places);
@@ -146,27 +217,7 @@ public final class Injector implements CredentialStep {
                 }
             }
         }
-
-        List<CredentialSpec> applied = new ArrayList<>();
-        for (CredentialSpec c : credentials) {
-            boolean reachable = (request.tls() || c.allowPlaintext())
-                    && CredentialReach.miss(c, destination, request.method(), path) == null;
-            boolean hasWork = sentinelAt.containsKey(c.name()) || c.header() != null || c.bodySubstitution() && c.sentinel() != null;
-            if (reachable && hasWork) {
-                if (!secrets.containsKey(c.name())) {
-                    // Never forward without it: the upstream would answer 401 and the agent
-                    // would retry, or worse, the sentinel would be taken for a real key.
-                    return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
-                            + " has no valid value now (not fetched yet, failed, expired or revoked)");
-                }
-                applied.add(c);
-            }
-        }
-        if (applied.isEmpty()) {
-            return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
-                    "no credential applies", null);
-        }
-        return inject(request, applied, secrets, sentinelAt);
+        return null;
     }
 
     private Injection inject(OutgoingRequest request, List<CredentialSpec> applied, Map<String, Secret> secrets,
@@ -182,7 +233,11 @@ public final class Injector implements CredentialStep {
             if (sentinelAt.containsKey(c.name())) {
                 for (int i = 0; i < headers.size(); i++) {
                     Map.Entry<String, String> h = headers.get(i);
-                    headers.set(i, Map.entry(h.getKey(), HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal())));
+                    String written = HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal());
+                    if (!written.equals(h.getValue())) {
+                        emitted.rewritten(h.getValue(), written);
+                    }
+                    headers.set(i, Map.entry(h.getKey(), written));
                 }
                 pathAndQuery = HeaderRewrite.replaceInUri(pathAndQuery, c.sentinel(), secret.reveal());
                 actions.add("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")");
@@ -208,68 +263,34 @@ public final class Injector implements CredentialStep {
     }
 
     /**
-     * A replacer for responses: every current secret value becomes its credential's sentinel (or
-     * {@code [redacted:NAME]} when it has none), so an upstream that echoes a key does not hand
-     * it to the agent.
+     * A replacer for responses: every value a credential has held becomes its sentinel (or
+     * {@code [redacted:NAME]} when it has none), in each form the proxy wrote it or an echo
+     * commonly spells it, so an upstream that echoes a key does not hand it to the agent.
      */
     public StreamReplacer responseScrubber() {
-        return scrubbing().patterns().newReplacer();
+        return scrubbing.responseScrubber();
     }
 
-    /**
-     * {@code value} with every secret replaced as {@link #responseScrubber()} does, and also where
-     * it appears in another letter case (a host name is lowercased before it is decided: a key
-     * sent as a host label comes back in lowercase).
-     */
+    /** {@code value} with every secret replaced as {@link #responseScrubber()} does, in any letter case too. */
     @Override
     public String scrub(String value) {
-        String out = scrubHeaderValue(value);
-        String lower = out.toLowerCase(Locale.ROOT);
-        if (lower.length() != out.length()) {
-            return out; // letters whose case changes the length: the exact replacement above is what holds
-        }
-        for (Map.Entry<String, String> e : scrubbing().text().entrySet()) {
-            String needle = e.getKey().toLowerCase(Locale.ROOT);
-            int from = 0;
-            int at;
-            while (!needle.isEmpty() && (at = lower.indexOf(needle, from)) >= 0) {
-                out = out.substring(0, at) + e.getValue() + out.substring(at + needle.length());
-                lower = out.toLowerCase(Locale.ROOT);
-                from = at + e.getValue().length();
-            }
-        }
-        return out;
+        return scrubbing.scrub(value);
     }
 
-    /** A header value with every secret replaced as {@link #responseScrubber()} does. */
+    /** A header value with every secret replaced as {@link #responseScrubber()} does, also where percent-encoded. */
     public String scrubHeaderValue(String value) {
-        Scrubbing current = scrubbing();
-        return current.text().isEmpty() ? value : HeaderRewrite.replaceAll(value, current.text());
+        return scrubbing.scrubHeaderValue(value);
     }
 
-    /** Secret to stand-in, for every value each credential has held; rebuilt only when the store has a new value. */
-    private record Scrubbing(long generation, Map<String, String> text, StreamReplacer.Patterns patterns) {}
+    /** {@code text} with every value a credential has held, in any form or case, replaced by {@code [redacted:NAME]} (log lines). */
+    public String redact(String text) {
+        return scrubbing.redact(text);
+    }
 
-    private volatile Scrubbing scrubbing;
-
-    private Scrubbing scrubbing() {
-        long generation = store.generation();
-        Scrubbing current = scrubbing;
-        if (current != null && current.generation() == generation) {
-            return current;
-        }
-        Map<String, String> text = new LinkedHashMap<>();
-        for (CredentialSpec c : credentials) {
-            String standIn = c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
-            for (Secret secret : store.held(c.name())) {
-                text.putIfAbsent(secret.reveal(), standIn);
-            }
-        }
-        Map<byte[], byte[]> bytes = new LinkedHashMap<>();
-        text.forEach((secret, standIn) -> bytes.put(secret.getBytes(StandardCharsets.UTF_8), standIn.getBytes(StandardCharsets.UTF_8)));
-        current = new Scrubbing(generation, java.util.Collections.unmodifiableMap(text), StreamReplacer.compile(bytes));
-        scrubbing = current;
-        return current;
+    /** {@code [redacted:NAME]} when {@code field} holds a value credential NAME has held, else {@code field} (audit records). */
+    @Override
+    public String redactField(String field) {
+        return scrubbing.redactField(field);
     }
 
     /** The needles of {@code secrets}, in config order; those of the last request when the values are the same. */

@@ -26,7 +26,8 @@ final class RequestPlaces {
 
     /**
      * @param label where, for a refusal's detail: never quotes content that might hold a value
-     * @param code the audit record's {@code place}: {@code host}, {@code method}, {@code header}, {@code path}, {@code query}
+     * @param code the audit record's {@code place}: {@code host}, {@code method}, {@code header}, {@code path}, {@code query},
+     *     {@code trailer}
      */
     record Place(String label, String text, Form form, String code) {}
 
@@ -55,21 +56,7 @@ final class RequestPlaces {
         List<Place> places = new ArrayList<>();
         places.add(new Place("the destination host name", request.destination().host(), Form.HOST, "host"));
         places.add(new Place("the method", request.method(), Form.CHARS, "method"));
-        for (Map.Entry<String, String> header : request.headers()) {
-            places.add(new Place("a header name", header.getKey(), Form.CHARS, "header"));
-        }
-        for (Map.Entry<String, String> header : request.headers()) {
-            String where = "header " + shortName(header.getKey());
-            String value = header.getValue();
-            places.add(new Place(where, value, Form.CHARS, "header"));
-            if (value.indexOf('%') >= 0) {
-                places.add(new Place(where + " (percent-decoded)", PercentText.of(value).decoded(), Form.BYTES, "header"));
-            }
-            BasicCredentials basic = BasicCredentials.parse(value);
-            if (basic != null) {
-                places.add(new Place(where + " (Basic credentials)", basic.decoded(), Form.BYTES, "header"));
-            }
-        }
+        addFields(places, request.headers(), "header", "header");
         String pathAndQuery = request.pathAndQuery();
         String path = path(pathAndQuery);
         places.add(new Place("the path", path, Form.CHARS, "path"));
@@ -80,6 +67,31 @@ final class RequestPlaces {
             places.add(new Place("the query (percent-decoded)", PercentText.of(query).decoded(), Form.BYTES, "query"));
         }
         return places;
+    }
+
+    /** The places of a chunked request's trailer fields (code {@code trailer}), names first as for headers. */
+    static List<Place> ofTrailers(List<Map.Entry<String, String>> fields) {
+        List<Place> places = new ArrayList<>();
+        addFields(places, fields, "trailer", "trailer field");
+        return places;
+    }
+
+    private static void addFields(List<Place> places, List<Map.Entry<String, String>> fields, String code, String kind) {
+        for (Map.Entry<String, String> field : fields) {
+            places.add(new Place("a " + kind + " name", field.getKey(), Form.CHARS, code));
+        }
+        for (Map.Entry<String, String> field : fields) {
+            String where = kind + " " + shortName(field.getKey());
+            String value = field.getValue();
+            places.add(new Place(where, value, Form.CHARS, code));
+            if (value.indexOf('%') >= 0) {
+                places.add(new Place(where + " (percent-decoded)", PercentText.of(value).decoded(), Form.BYTES, code));
+            }
+            BasicCredentials basic = BasicCredentials.parse(value);
+            if (basic != null) {
+                places.add(new Place(where + " (Basic credentials)", basic.decoded(), Form.BYTES, code));
+            }
+        }
     }
 
     /** The path without the query, as scopes match it. */

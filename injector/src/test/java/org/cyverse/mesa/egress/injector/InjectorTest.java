@@ -316,4 +316,31 @@ class InjectorTest {
         assertEquals("Bearer [redacted:openai], token proxy-injected", injector.scrubHeaderValue("Bearer " + OPENAI + ", token " + GITHUB));
         assertEquals("no secret here", injector.scrubHeaderValue("no secret here"));
     }
+
+    @Test
+    void aSecretComesBackAsItsSentinelInEveryFormTheProxyWroteItIn() throws Exception {
+        // git's Basic credentials: the proxy writes base64("x-access-token:" + the real token).
+        Injection git = injector.apply(new OutgoingRequest(true, Destination.parse("github.com", 443), "GET",
+                "/o/r.git/info/refs?service=git-upload-pack", List.of(Map.entry("Authorization", BASIC_SENTINEL))));
+        String written = git.headers().stream().filter(h -> h.getKey().equals("Authorization")).findFirst().orElseThrow().getValue();
+        assertEquals("Basic " + b64("x-access-token:" + GITHUB), written);
+        String encoded = PercentText.encode(GITHUB);
+        assertEquals("ghs_RealInstallationToken%2F42%2Bx", encoded, "the form the proxy writes into a path or query");
+
+        String echo = "auth=" + written.substring(6) + " path=/r/" + encoded + " lower=" + SecretForms.lowerHex(encoded)
+                + " json=\"" + SecretForms.json(GITHUB, true) + "\" plain=" + GITHUB;
+        byte[] body = echo.getBytes(UTF_8);
+        StreamReplacer scrubber = injector.responseScrubber();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < body.length; i += 5) {
+            out.writeBytes(scrubber.feed(body, i, Math.min(5, body.length - i)));
+        }
+        out.writeBytes(scrubber.finish());
+
+        assertEquals("auth=" + BASIC_SENTINEL.substring(6) + " path=/r/proxy-injected lower=proxy-injected json=\"proxy-injected\""
+                + " plain=proxy-injected", out.toString(UTF_8), "the client gets back what it sent");
+        assertEquals("Location: /next?t=proxy-injected&x=1", injector.scrubHeaderValue("Location: /next?t=ghs_RealInstallation%54oken/42%2bx&x=1"),
+                "a header value with the secret in any mix of plain and encoded characters");
+        assertEquals(written.replace(written.substring(6), BASIC_SENTINEL.substring(6)), injector.scrubHeaderValue(written));
+    }
 }

@@ -242,7 +242,7 @@ public final class Admission {
             }
             if (injection.refused()) {
                 draft.place = injection.place();
-                String host = redaction.scrub(destination.host());
+                String host = redaction.field(destination.host());
                 if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
                     // The leaked value may sit in the path (in any encoding) or the host name: keep it out of the audit log.
                     draft.path = "[redacted]";
@@ -283,7 +283,8 @@ public final class Admission {
             }
             draft.budget = (BudgetTicket) outcome;
         }
-        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body()));
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body(),
+                new TrailerCheck(steps, sent, config.credentials(), profile())));
     }
 
     /** The policy's refusal, or the approval inbox's when the host may be approved. */

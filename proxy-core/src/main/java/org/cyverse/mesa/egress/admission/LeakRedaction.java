@@ -24,19 +24,27 @@ final class LeakRedaction {
         return text;
     }
 
+    /** {@code field} itself, or {@code [redacted:NAME]} when it holds a value of credential NAME (any form, any case). */
+    String field(String field) {
+        for (CredentialStep step : steps) {
+            field = step.redactField(field);
+        }
+        return field;
+    }
+
     /**
      * A request refused before (or other than by) step 5 may still carry a real secret, in its
      * path, its host name or a header: it is looked for as step 5 would, and when found the audit
-     * record gets the path {@code [redacted]}, the host and the answer scrubbed, and the leaked
+     * record gets the path {@code [redacted]}, the host withheld ({@code [redacted:NAME]}) when it holds
+     * the value, the answer scrubbed, and the leaked
      * credential's name (and the leak is counted), while the reason stays the first step's, as
      * SPEC.md's order says.
      */
     Verdict of(VerdictDraft draft, RequestFacts facts, Verdict refused) {
         Injection leak = leak(draft, facts);
         Refusal r = refused.refusal();
-        Refusal clean = new Refusal(r.status(), r.reason(), scrub(r.error()), r.host() == null ? null : scrub(r.host()), scrub(r.hint()),
-                r.rule(), r.retryAfterSeconds(), r.details());
-        String host = draft.host == null ? null : scrub(draft.host);
+        Refusal clean = r.mapText(this::scrub);
+        String host = draft.host == null ? null : field(draft.host);
         String path = draft.path == null ? null : scrub(draft.path);
         if (leak == null && clean.equals(r) && Objects.equals(host, draft.host) && Objects.equals(path, draft.path)) {
             return refused;

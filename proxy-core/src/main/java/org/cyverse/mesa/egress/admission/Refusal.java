@@ -23,4 +23,15 @@ public record Refusal(int status, Reason reason, String error, String host, Stri
     public Refusal {
         details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
     }
+
+    /** This refusal with {@code text} applied to its error, host, hint and rule (a scrub of secret values); itself when nothing changed. */
+    public Refusal mapText(java.util.function.UnaryOperator<String> text) {
+        Refusal mapped = new Refusal(status, reason, apply(text, error), apply(text, host), apply(text, hint), apply(text, rule),
+                retryAfterSeconds, details);
+        return mapped.equals(this) ? this : mapped;
+    }
+
+    private static String apply(java.util.function.UnaryOperator<String> text, String value) {
+        return value == null ? null : text.apply(value);
+    }
 }

@@ -34,6 +34,9 @@ public final class Refusals {
                 "send a well-formed HTTP/1.1 request (CRLF line ends, no folded or control characters)"),
         /** A request body the decoder could not frame: a bad chunk size or chunk, a body cut short. */
         MALFORMED_BODY("malformed request body", "send the body with a valid Content-Length or well-formed chunks"),
+        /** A chunked request's trailer section that does not parse, or carries a field kept out of trailers (RFC 9110 section 6.5.1). */
+        MALFORMED_TRAILERS("malformed or forbidden request trailer", "send trailer fields as name: value lines, and only fields"
+                + " whose definition allows a trailer: never Host, framing, authentication, request-modifier or hop-by-hop fields"),
         /** A body in a content coding the proxy cannot decode (to a credential's host), malformed, or inflating without end. */
         UNSCANNABLE_BODY("request body the proxy cannot scan for secrets",
                 "send the body uncompressed or in gzip, deflate, br or zstd; the proxy reads every body it forwards"),

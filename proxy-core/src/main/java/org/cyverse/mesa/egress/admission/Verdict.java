@@ -61,9 +61,10 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      * @param bodyScans what the body must be found free of before it leaves, one plan per credential
      *     kind that has something to look for; empty when there is nothing
      * @param bodyDlp the {@code dlp} rules for the body, or {@code null} when {@code dlp} is off
+     * @param trailers what judges the trailer fields of a chunked body (step 5 again, for them)
      */
     public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
-            List<ScanPlan> bodyScans, DlpPlan bodyDlp) {
+            List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);

@@ -2,8 +2,10 @@ package org.cyverse.mesa.egress.proxy;
 
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
+import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.Finding;
 
@@ -15,7 +17,15 @@ final class BodyRefusals {
     /** {@link #of}, with the finding recorded on the exchange and counted. */
     static Refusal recorded(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes, Exchange exchange,
             ProxyMetrics metrics) {
-        if (finding.hit() != null) {
+        if (finding.trailers() != null) {
+            TrailerCheck.Outcome t = finding.trailers();
+            if (t.credential() != null) {
+                exchange.foundInBody(t.credential(), "trailer");
+            }
+            if (t.injection() == Injection.Outcome.SECRET_LEAK || t.injection() == Injection.Outcome.MISMATCH) {
+                metrics.leakBlocked(t.credential(), "trailer");
+            }
+        } else if (finding.hit() != null) {
             String credential = finding.hit().finding().credential();
             exchange.foundInBody(credential, "body");
             metrics.leakBlocked(credential, "body");
@@ -34,6 +44,11 @@ final class BodyRefusals {
     static Refusal of(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes) {
         String cut = sentBytes < 0 ? "" : "; found after " + sentBytes + " body bytes had been forwarded, past limits.scan_hold_bytes:"
                 + " the upstream connection was reset before the body ended";
+        if (finding.trailers() != null) {
+            Refusal r = finding.trailers().refusal();
+            return sentBytes < 0 ? r : new Refusal(r.status(), r.reason(), r.error() + cut, r.host(), r.hint(), r.rule(),
+                    r.retryAfterSeconds(), r.details());
+        }
         if (finding.overloaded()) {
             return Refusals.of(Reason.OVERLOADED, destination.host(), state.profile(), "request bodies held for scanning would pass"
                     + " limits.scan_hold_total_bytes (" + state.config().limits().scanHoldTotalBytes() + ")");

@@ -155,9 +155,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
                 if (chunk.decoderResult().isFailure()) {
                     // A body the decoder could not frame (a bad chunk size, a connection closed
                     // mid-chunk) must not end cleanly upstream: the request is abandoned there.
-                    String problem = String.valueOf(chunk.decoderResult().cause().getMessage());
+                    Throwable cause = chunk.decoderResult().cause();
                     chunk.release();
-                    forward.abandon(Refusals.badRequest(Refusals.Problem.MALFORMED_BODY, problem));
+                    forward.abandon(Refusals.badRequest(ChunkedFraming.problemOf(cause), String.valueOf(cause.getMessage())));
                     continue;
                 }
                 forward.body(chunk);

@@ -6,6 +6,7 @@ import java.time.Instant;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.Injector;
 
 /**
  * One request or tunnel while it runs: its {@link Verdict} (what was decided, and what the audit
@@ -149,9 +150,13 @@ final class Exchange {
         Verdict v = verdict;
         String host = v != null && v.host() != null ? v.host() : refusedHost;
         String rule = refusedRule != null ? refusedRule : v == null ? null : v.rule();
-        proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(), v != null ? v.method() : method,
-                v == null ? null : v.scheme(), host, v == null ? null : v.port(), v == null ? null : v.path(),
-                allowed ? "allow" : "deny", reason.code(), rule, bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
+        // The one place a record is built: a field the client wrote (or a message quoting it) that
+        // holds a value any credential has held is withheld, whatever decided the request.
+        Injector redaction = proxy.state().injector();
+        proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(),
+                redaction.redactField(v != null ? v.method() : method), v == null ? null : v.scheme(), redaction.redactField(host),
+                v == null ? null : v.port(), redaction.redactField(v == null ? null : v.path()),
+                allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
                 bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
                 status, bytesUp, bytesDown, nanos / 1_000_000));
     }

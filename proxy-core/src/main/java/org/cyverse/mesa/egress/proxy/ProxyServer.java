@@ -64,6 +64,8 @@ public final class ProxyServer implements AutoCloseable {
     private final ApprovalInbox inbox; // the approval inbox: a reload keeps it
     private final ProxyStates states;
     private final OperatorControls controls;
+    /** Takes this proxy's secrets out of {@link LogRedaction} on close. */
+    private final Runnable unregisterLogRedaction;
 
     /**
      * @param config the initial config
@@ -104,6 +106,7 @@ public final class ProxyServer implements AutoCloseable {
                 inbox.held());
         this.controls = new OperatorControls(kill, context, backgroundExecutor, secretSources);
         secretSources.onBrokerTokenRevoked(reason -> kill("OpenBao revoked the proxy's token"));
+        this.unregisterLogRedaction = LogRedaction.add(line -> state.get().injector().redact(line));
     }
 
     /** Binds both listeners. */
@@ -269,6 +272,7 @@ public final class ProxyServer implements AutoCloseable {
         state.get().credentials().close();
         secretSources.close(); // revokes the OpenBao leases it holds, within its own time budget
         audit.close();
+        unregisterLogRedaction.run();
     }
 
     /** The host's own interface addresses, which the address guard refuses (the proxy's, and {@code check}'s). */

@@ -31,7 +31,15 @@ final class RefusalResponses {
      */
     static ChannelFuture answer(ChannelHandlerContext ctx, ProxyContext proxy, Exchange exchange, Refusal refusal, boolean close) {
         exchange.finishRefused(proxy, refusal);
-        return ctx.writeAndFlush(render(refusal, proxy.state().profile(), close));
+        return ctx.writeAndFlush(render(scrubbed(refusal, proxy.state()), proxy.state().profile(), close));
+    }
+
+    /**
+     * {@code refusal} with every secret value in its text replaced by its sentinel: whatever made
+     * it (a server name, a Host field, a decoder's message quoting the request) may hold one.
+     */
+    static Refusal scrubbed(Refusal refusal, ProxyState state) {
+        return refusal.mapText(state.injector()::scrub);
     }
 
     /**

@@ -61,7 +61,8 @@ final class RefusalTunnel {
 
                 @Override
                 public void proceed(ChannelHandlerContext sni, SslContext context) {
-                    Pipelines.interceptedHttp(sni.pipeline(), proxy, context.newHandler(sni.alloc()), new Answer(refusal, profile));
+                    Pipelines.interceptedHttp(sni.pipeline(), proxy, context.newHandler(sni.alloc()),
+                            new Answer(RefusalResponses.scrubbed(refusal, proxy.state()), profile));
                 }
 
                 @Override

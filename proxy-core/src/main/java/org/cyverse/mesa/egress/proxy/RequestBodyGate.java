@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.body.ContentCoding;
@@ -36,17 +37,21 @@ final class RequestBodyGate implements AutoCloseable {
 
     /**
      * What a chunk revealed: a needle found, a body that cannot be scanned (with why), a blocking
-     * {@code dlp} rule, or no room to hold it ({@code overloaded}: the bytes held across requests
-     * would pass {@code limits.scan_hold_total_bytes}).
+     * {@code dlp} rule, no room to hold it ({@code overloaded}: the bytes held across requests
+     * would pass {@code limits.scan_hold_total_bytes}), or trailer fields refused.
      */
-    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded) {
+    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers) {
         Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
-            this(hit, unscannable, dlpRule, false);
+            this(hit, unscannable, dlpRule, false, null);
         }
     }
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
+    /** What judges a chunked body's trailer fields, or {@code null} when the body is not chunked. */
+    private final TrailerCheck trailers;
+    /** The trailer fields to send, once judged; {@code null} before (or when there are none). */
+    private List<Map.Entry<String, String>> checkedTrailers;
     private final int holdBytes;
     /** Size of the buffers small held chunks are copied into. */
     static final int PAGE = 16 * 1024;
@@ -70,8 +75,10 @@ final class RequestBodyGate implements AutoCloseable {
     private long budgetMax;
     private long charged;
 
-    private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, int holdBytes, boolean dlpBlocks, Consumer<String> dlpAudit) {
+    private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, TrailerCheck trailers, int holdBytes, boolean dlpBlocks,
+            Consumer<String> dlpAudit) {
         this.scan = scan;
+        this.trailers = trailers;
         this.dlpAudit = dlpAudit;
         this.dlpBlocks = dlpBlocks;
         this.substitution = substitution;
@@ -91,7 +98,8 @@ final class RequestBodyGate implements AutoCloseable {
         if (!hasBody(request)) {
             return null;
         }
-        RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(), ContentCoding.of(request.headers()),
+        RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(),
+                HttpUtil.isTransferEncodingChunked(request) ? out.trailers() : null, ContentCoding.of(request.headers()),
                 state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
         if (gate != null) {
             gate.budget = budget;
@@ -114,10 +122,17 @@ final class RequestBodyGate implements AutoCloseable {
      */
     static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, String contentEncoding,
             boolean credentialHost, int holdBytes, Consumer<String> dlpAudit) throws RequestBodyScan.UnscannableException {
+        return of(plans, dlp, substitution, null, contentEncoding, credentialHost, holdBytes, dlpAudit);
+    }
+
+    /** @param trailers what judges the trailer fields of a chunked body, or {@code null} */
+    static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, TrailerCheck trailers,
+            String contentEncoding, boolean credentialHost, int holdBytes, Consumer<String> dlpAudit)
+            throws RequestBodyScan.UnscannableException {
         RequestBodyScan scan = plans.isEmpty() && dlp == null ? null : RequestBodyScan.of(plans, dlp, contentEncoding, credentialHost);
         StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
-        return scan == null && replacer == null ? null : new RequestBodyGate(scan, replacer, holdBytes, dlp != null && dlp.block(),
-                dlpAudit);
+        return scan == null && replacer == null && trailers == null ? null
+                : new RequestBodyGate(scan, replacer, trailers, holdBytes, dlp != null && dlp.block(), dlpAudit);
     }
 
     /** Whether the body's length changes on the way (it is then sent chunked). */
@@ -137,6 +152,13 @@ final class RequestBodyGate implements AutoCloseable {
 
     /** Scans {@code chunk} (not consumed); {@code null} when it is clean. */
     Finding inspect(HttpContent chunk) {
+        if (trailers != null && chunk instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
+            TrailerCheck.Outcome judged = trailers.check(last.trailingHeaders().entries());
+            if (judged.refusal() != null) {
+                return new Finding(null, null, null, false, judged);
+            }
+            checkedTrailers = judged.fields();
+        }
         if (scan == null) {
             return null;
         }
@@ -232,13 +254,17 @@ final class RequestBodyGate implements AutoCloseable {
 
     /**
      * A clean chunk as it goes upstream (consumed): sentinels substituted where a credential opted
-     * in, and request trailers dropped (RFC 9110 section 6.5.1 lets a proxy that does: they are
-     * fields no scan of the head or the body has read).
+     * in; the body's end carries the trailer fields as {@link #inspect} judged them (the end of a
+     * held body is rebuilt from pages), and none that were not judged.
      */
     HttpContent outgoing(HttpContent chunk) {
-        if (chunk instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
-            chunk = new DefaultLastHttpContent(last.content().retain());
+        if (chunk instanceof LastHttpContent last && (checkedTrailers != null || !last.trailingHeaders().isEmpty())) {
+            DefaultLastHttpContent end = new DefaultLastHttpContent(last.content().retain());
+            if (checkedTrailers != null) {
+                checkedTrailers.forEach(f -> end.trailingHeaders().add(f.getKey(), f.getValue()));
+            }
             last.release();
+            chunk = end;
         }
         return substitution == null ? chunk : BodyRewriting.rewrite(chunk, substitution);
     }

@@ -134,7 +134,7 @@ final class RequestUpload {
             listener.bodyRefused(finding, state != State.HOLDING);
         } else if (state == State.HOLDING && !gate.reserve(content)) {
             content.release();
-            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true), false);
+            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true, null), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
             if (gate.holdComplete() && upstream != null) {

@@ -2,7 +2,9 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -11,6 +13,7 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
@@ -41,6 +44,11 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     };
 
     private final RequestHeadScanner scanner;
+    private final int maxHeaderBytes;
+    /** The strict check of the current request's chunked body, while it lasts; else {@code null}. */
+    private ChunkedFraming chunked;
+    /** Bytes past the reader index that {@link #chunked} has checked already. */
+    private int checkedAhead;
     private boolean expectHead = true;
     private boolean headStartedFired;
     private boolean connect;
@@ -57,6 +65,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                 .setStrictLineParsing(true)
                 .setAllowDuplicateContentLengths(false));
         this.scanner = new RequestHeadScanner(maxHeaderBytes);
+        this.maxHeaderBytes = maxHeaderBytes;
     }
 
     @Override
@@ -69,6 +78,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
             }
             return;
         }
+        int headEnd = -1;
         if (expectHead) {
             if (!headStartedFired && in.isReadable()) {
                 headStartedFired = true;
@@ -85,6 +95,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     return;
                 case COMPLETE:
                     expectHead = false;
+                    headEnd = in.readerIndex() + scanner.headLength();
                     scanner.reset();
                     break;
                 default:
@@ -92,8 +103,57 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
             }
         }
         int before = out.size();
+        int unchecked = in.readerIndex() + checkedAhead; // taken before Netty consumes
         super.decode(ctx, in, out);
+        checkChunked(in, out, before, headEnd, unchecked);
         vet(in, out, before);
+    }
+
+    /**
+     * Runs the strict check of a chunked body ({@link ChunkedFraming}) over every byte that has
+     * arrived, before Netty's output of this round is judged: a body it refuses ends in a failed
+     * {@link LastHttpContent} in place of whatever Netty made of the rest, so that trailer fields it
+     * refused never reach the exchange. A chunked request starts the check where its head ended;
+     * otherwise it goes on from {@code unchecked}, the first byte it has not seen (an index taken
+     * before Netty consumed this round's bytes).
+     */
+    private void checkChunked(ByteBuf in, List<Object> out, int before, int headEnd, int unchecked) {
+        int from = unchecked;
+        int bodyFrom = before; // where this body's parts start in out
+        for (int i = before; i < out.size(); i++) {
+            if (out.get(i) instanceof HttpRequest request && !request.decoderResult().isFailure()
+                    && HttpUtil.isTransferEncodingChunked(request) && framingProblem(request.headers()) == null) {
+                if (headEnd < 0) {
+                    throw new IllegalStateException("a chunked request head decoded in a later round than it was scanned");
+                }
+                chunked = new ChunkedFraming(maxHeaderBytes);
+                from = headEnd;
+                bodyFrom = i + 1;
+            }
+        }
+        if (chunked == null) {
+            return;
+        }
+        ChunkedFraming.Result result = chunked.feed(in, from, in.writerIndex());
+        checkedAhead = in.writerIndex() - in.readerIndex();
+        if (result == ChunkedFraming.Result.DONE) {
+            chunked = null; // what follows is the next request's head
+            checkedAhead = 0;
+        } else if (result == ChunkedFraming.Result.INVALID) {
+            // The data before the refused part may go; the body's end, and anything Netty read past it, may not.
+            int end = bodyFrom;
+            while (end < out.size() && !(out.get(end) instanceof LastHttpContent)) {
+                end++;
+            }
+            while (out.size() > end) {
+                ReferenceCountUtil.release(out.remove(out.size() - 1));
+            }
+            DefaultLastHttpContent failed = new DefaultLastHttpContent();
+            failed.setDecoderResult(DecoderResult.failure(chunked.problem()));
+            out.add(failed);
+            chunked = null;
+            checkedAhead = 0;
+        }
     }
 
     /**

@@ -127,12 +127,9 @@ class BodyScanEvasionTest {
         String head = "POST http://127.0.0.1:" + upstream.getLocalPort() + "/trailer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Transfer-Encoding: chunked\r\nTrailer: X-Key\r\n\r\n";
         byte[] body = ("5\r\nhello\r\n0\r\nX-Key: " + SECRET + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-        send(head, body);
-        Thread.sleep(700);
-        String got = received.stream().filter(r -> r.contains("/trailer")).findFirst().orElse("");
-        assertTrue(got.contains("hello"), "the body went: " + got);
-        assertFalse(got.contains(SECRET), "the trailer was dropped: " + got);
-        assertFalse(got.contains("X-Key"), got);
+        // Trailer fields are judged as header fields (issue 17, item 3): the request is refused, none of it leaves.
+        assertEquals("HTTP/1.1 403", send(head, body));
+        assertFalse(upstreamSaw("/trailer"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -127,6 +128,81 @@ class StrictRequestDecoderTest {
         assertEquals(3, held.readableBytes(), held.toString(StandardCharsets.ISO_8859_1));
         assertEquals(0x16, held.getByte(held.readerIndex()));
         held.release();
+        assertFalse(channel.finishAndReleaseAll());
+    }
+
+    // ---- chunked bodies and their trailer sections (ChunkedFraming) ----
+
+    private static final String CHUNKED = "POST http://a.example/x HTTP/1.1\r\nHost: a.example\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+    /** The body's parts as the decoder gave them: data, then the end (its trailers) or the failure. */
+    private static String body(EmbeddedChannel channel) {
+        StringBuilder out = new StringBuilder();
+        Object o;
+        while ((o = channel.readInbound()) != null) {
+            if (o instanceof HttpRequest request) {
+                out.append("[head ").append(request.uri()).append("]");
+            }
+            if (o instanceof HttpContent c) {
+                out.append(c.content().toString(StandardCharsets.ISO_8859_1));
+                if (c.decoderResult().isFailure()) {
+                    out.append("[failed ").append(ChunkedFraming.problemOf(c.decoderResult().cause())).append(": ")
+                            .append(c.decoderResult().cause().getMessage()).append("]");
+                } else if (c instanceof LastHttpContent last) {
+                    out.append("[end").append(last.trailingHeaders().isEmpty() ? "" : " " + last.trailingHeaders().entries()).append("]");
+                }
+                c.release();
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
+    void aChunkedBodyWithTrailersThenAPipelinedRequestPassByteByByte() {
+        EmbeddedChannel channel = new EmbeddedChannel(new StrictRequestDecoder(8192));
+        String wire = CHUNKED + "5;name=\"v\"\r\nhello\r\n0\r\nX-Checksum: abc\r\n\r\nGET http://a.example/y HTTP/1.1\r\nHost: a.example\r\n\r\n";
+        for (char c : wire.toCharArray()) {
+            channel.writeInbound(bytes(String.valueOf(c)));
+        }
+        assertEquals("[head http://a.example/x]hello[end [X-Checksum=abc]][head http://a.example/y][end]", body(channel));
+        assertFalse(channel.finishAndReleaseAll());
+    }
+
+    static Stream<Arguments> refusedChunkedBodies() {
+        return Stream.of(
+                Arguments.of("0\r\nHost: b.example\r\n\r\n", "MALFORMED_TRAILERS: trailer field host is not allowed"),
+                Arguments.of("0\r\nContent-Length: 9\r\n\r\n", "MALFORMED_TRAILERS: trailer field content-length is not allowed"),
+                Arguments.of("0\r\nProxy-Authorization: x\r\n\r\n", "MALFORMED_TRAILERS: trailer field proxy-authorization is not allowed"),
+                Arguments.of("0\r\nProxy-Anything: x\r\n\r\n", "MALFORMED_TRAILERS: trailer field proxy-* is not allowed"),
+                Arguments.of("0\r\nX-A: 1\r\n folded\r\n\r\n", "MALFORMED_TRAILERS: an obs-fold continuation line"),
+                Arguments.of("0\r\nX-A: 1\n\r\n", "MALFORMED_TRAILERS: a control byte"),
+                Arguments.of("0\r\nX-A : 1\r\n\r\n", "MALFORMED_TRAILERS: whitespace in or after a trailer field name"),
+                Arguments.of("0\r\n: 1\r\n\r\n", "MALFORMED_TRAILERS: a trailer field with an empty name"),
+                Arguments.of("0\r\nX-A: 1\r\n\rX", "MALFORMED_TRAILERS: the trailer section ends in a bare CR"),
+                Arguments.of("5\r\nhelloXX\r\n0\r\n\r\n", "MALFORMED_BODY: chunk data longer than its size"),
+                Arguments.of("5\nhello\r\n0\r\n\r\n", "MALFORMED_BODY: a chunk size followed by 0xa"),
+                Arguments.of("5\r\nhello\r\n00000000000000001\r\nx\r\n0\r\n\r\n", "MALFORMED_BODY: a chunk size over 16 hex digits"),
+                Arguments.of(";x\r\n", "MALFORMED_BODY: a chunk-size line that does not start with a hex number"));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("refusedChunkedBodies")
+    void aChunkedBodyTheStrictCheckRefusesEndsInAFailureAndNothingAfterIt(String body, String expected) {
+        EmbeddedChannel channel = new EmbeddedChannel(new StrictRequestDecoder(8192));
+        channel.writeInbound(bytes(CHUNKED + body + "GET http://a.example/next HTTP/1.1\r\nHost: a.example\r\n\r\n"));
+        String got = body(channel);
+        assertTrue(got.startsWith("[head http://a.example/x]"), got);
+        assertTrue(got.contains("[failed " + expected), got);
+        assertFalse(got.contains("[end"), "the body never ends cleanly: " + got);
+        assertFalse(got.contains("/next"), "nothing after a refused body is read: " + got);
+        assertFalse(channel.finishAndReleaseAll());
+    }
+
+    @Test
+    void aTrailerSectionOverTheHeadLimitIsRefused() {
+        EmbeddedChannel channel = new EmbeddedChannel(new StrictRequestDecoder(256));
+        channel.writeInbound(bytes(CHUNKED + "0\r\nX-Big: " + "a".repeat(300) + "\r\n\r\n"));
+        assertTrue(body(channel).contains("[failed MALFORMED_TRAILERS: a trailer section over limits.max_header_bytes (256)"));
         assertFalse(channel.finishAndReleaseAll());
     }
 }

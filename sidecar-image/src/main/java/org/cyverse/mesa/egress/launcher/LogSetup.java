@@ -5,6 +5,7 @@ import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
+import org.cyverse.mesa.egress.proxy.LogRedaction;
 
 /**
  * One line per log record on stderr (stdout may carry the audit log, and {@code check}'s JSON):
@@ -28,7 +29,8 @@ final class LogSetup {
             }
         }
         ConsoleHandler handler = new ConsoleHandler();
-        handler.setFormatter(new SimpleFormatter());
+        // Every line passes the running proxy's redaction of secret values, whatever logged it.
+        handler.setFormatter(LogRedaction.formatter(new SimpleFormatter()));
         handler.setLevel(level);
         Logger root = Logger.getLogger("");
         root.setLevel(level);
