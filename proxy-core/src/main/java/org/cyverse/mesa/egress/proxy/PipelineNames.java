@@ -11,7 +11,9 @@ package org.cyverse.mesa.egress.proxy;
  * (admits each request and forwards it, or starts a tunnel).
  *
  * <p>Client channel, once an opaque tunnel is established: {@link #GATE}, {@link #IDLE},
- * {@link #SNI_CHECK} (until the TLS ClientHello has been judged), {@link #RELAY}.
+ * {@link #SNI_CHECK} (until the TLS ClientHello has been judged), {@link #RETRY_CHECK} (then,
+ * until the server's hello is known not to be a HelloRetryRequest, or the second ClientHello
+ * passed), {@link #RELAY}.
  *
  * <p>Client channel of an intercepted CONNECT: {@link #GATE}, {@link #SNI_CHECK} (until the
  * ClientHello has been judged and the leaf certificate found), then {@link #TLS} (server side),
@@ -19,7 +21,7 @@ package org.cyverse.mesa.egress.proxy;
  *
  * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
  * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
- * tunnelling: {@link #RELAY}.
+ * tunnelling: {@link #RETRY_CHECK} (until the server's first handshake message was seen), {@link #RELAY}.
  *
  * <p>Admin channel: {@link #ADMIN_CODEC}, {@link #ADMIN_AGGREGATOR}, {@link #ADMIN}.
  */
@@ -32,6 +34,7 @@ final class PipelineNames {
     static final String CLIENT = "client";
     static final String IDLE = "idle";
     static final String SNI_CHECK = "sni-check";
+    static final String RETRY_CHECK = "hello-retry-check";
     static final String RELAY = "relay";
     static final String CODEC = "http-client-codec";
     static final String UPSTREAM = "upstream";

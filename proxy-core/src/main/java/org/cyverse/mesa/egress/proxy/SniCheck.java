@@ -53,6 +53,8 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
     /** Whether the strict reading passed, and the name it found (null: none). */
     private boolean judged;
     private String strictName;
+    /** The bytes the judged ClientHello's records take. */
+    private int helloLength;
 
     SniCheck(Destination target, long timeoutMillis, boolean requireSni, Outcome outcome) {
         super(timeoutMillis);
@@ -86,8 +88,19 @@ final class SniCheck extends AbstractSniHandler<SslContext> {
             }
             judged = true;
             strictName = hello.serverName();
+            helloLength = hello.length();
         }
         super.decode(ctx, in, out);
+    }
+
+    /** The judged ClientHello's server name ({@code null} when it named none), once it passed. */
+    String serverName() {
+        return strictName;
+    }
+
+    /** The bytes the judged ClientHello's records take: what follows is the client's next record. */
+    int helloLength() {
+        return helloLength;
     }
 
     @Override

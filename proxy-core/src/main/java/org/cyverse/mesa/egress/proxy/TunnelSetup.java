@@ -136,7 +136,12 @@ final class TunnelSetup {
 
                 @Override
                 public void proceed(ChannelHandlerContext sniCtx, SslContext context) {
-                    sniCtx.pipeline().remove(sniCtx.handler()); // hands the buffered ClientHello on to the relay
+                    SniCheck check = (SniCheck) sniCtx.handler();
+                    HelloRetryCheck retry = new HelloRetryCheck(check.serverName(), check.helloLength(), destination.host(),
+                            state.profile(), tunnel::refuse);
+                    upstream.pipeline().addBefore(PipelineNames.RELAY, PipelineNames.RETRY_CHECK, retry.fromServer);
+                    sniCtx.pipeline().addAfter(PipelineNames.SNI_CHECK, PipelineNames.RETRY_CHECK, retry.fromClient);
+                    sniCtx.pipeline().remove(check); // hands the buffered ClientHello (and what followed it) on
                 }
 
                 @Override

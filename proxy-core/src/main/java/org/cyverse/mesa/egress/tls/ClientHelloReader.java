@@ -41,9 +41,17 @@ public final class ClientHelloReader {
     /** What the bytes read so far are. */
     public enum Verdict { NEED_MORE, MALFORMED, HELLO }
 
-    /** The reading: a verdict, the server name of a {@link Verdict#HELLO} ({@code null} when it names none), and why, when malformed. */
-    public record Result(Verdict verdict, String serverName, String problem) {
-        static final Result NEED_MORE = new Result(Verdict.NEED_MORE, null, null);
+    /**
+     * The reading: a verdict, the server name of a {@link Verdict#HELLO} ({@code null} when it
+     * names none), why, when malformed, and the bytes the hello's records take (what follows them
+     * is the client's next record).
+     */
+    public record Result(Verdict verdict, String serverName, String problem, int length) {
+        static final Result NEED_MORE = new Result(Verdict.NEED_MORE, null, null, 0);
+
+        Result(Verdict verdict, String serverName, String problem) {
+            this(verdict, serverName, problem, 0);
+        }
 
         static Result malformed(String problem) {
             return new Result(Verdict.MALFORMED, null, problem);
@@ -107,7 +115,8 @@ public final class ClientHelloReader {
             }
             at = fragment + length;
             if (filled == expected) {
-                return body(copy(in, start, records, expected));
+                Result hello = body(copy(in, start, records, expected));
+                return hello.verdict() == Verdict.HELLO ? new Result(Verdict.HELLO, hello.serverName(), null, at - start) : hello;
             }
         }
     }
