@@ -1,6 +1,8 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,39 +16,44 @@ final class EmittedForms {
 
     static final int CAPACITY = 64;
 
-    private final Map<String, String> forms = new LinkedHashMap<>(16, 0.75f, true) {
+    /** A Basic form the proxy wrote, the client's own for it, and the credential whose secret is in it. */
+    record Form(String written, String sent, String credential) {}
+
+    private final Map<String, Form> forms = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Form> eldest) {
             return size() > CAPACITY;
         }
     };
-    private long version;
+    /** Read without the lock on every scrub; written under it. */
+    private volatile long version;
 
     /**
-     * Notes a header value the proxy rewrote: when both are Basic credentials, the written base64
-     * text stands for the sent one from now on.
+     * Notes a field value the proxy rewrote for {@code credential}: when both are Basic
+     * credentials, the written base64 text stands for the sent one from now on.
      */
-    void rewritten(String sent, String written) {
+    void rewritten(String sent, String written, String credential) {
         String from = BasicCredentials.token(written);
         String to = BasicCredentials.token(sent);
         if (from == null || to == null || from.equals(to)) {
             return;
         }
         synchronized (this) {
-            if (!to.equals(forms.get(from))) {
-                forms.put(from, to);
+            Form known = forms.get(from);
+            if (known == null || !known.sent().equals(to)) {
+                forms.put(from, new Form(from, to, credential));
                 version++;
             }
         }
     }
 
     /** Changes whenever a form is added (or one falls out). */
-    synchronized long version() {
+    long version() {
         return version;
     }
 
-    /** Written base64 text to the client's, most recent last. */
-    synchronized Map<String, String> snapshot() {
-        return Map.copyOf(forms);
+    /** The forms noted, least recent first. */
+    synchronized List<Form> snapshot() {
+        return new ArrayList<>(forms.values());
     }
 }

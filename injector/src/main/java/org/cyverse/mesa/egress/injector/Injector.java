@@ -138,23 +138,21 @@ public final class Injector implements CredentialStep {
         if (refused != null) {
             return refused;
         }
-        List<Map.Entry<String, String>> out = new ArrayList<>(fields);
+        List<CredentialSpec> found = new ArrayList<>();
         List<Injection.Applied> done = new ArrayList<>();
         for (CredentialSpec c : credentials) {
             if (!sentinelAt.containsKey(c.name())) {
                 continue;
             }
-            Secret secret = secrets.get(c.name());
-            if (secret == null) {
+            if (!secrets.containsKey(c.name())) {
                 return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
                         + " has no valid value now (not fetched yet, failed, expired or revoked)");
             }
-            for (int i = 0; i < out.size(); i++) {
-                Map.Entry<String, String> f = out.get(i);
-                out.set(i, Map.entry(f.getKey(), HeaderRewrite.replace(f.getValue(), c.sentinel(), secret.reveal())));
-            }
+            found.add(c);
             done.add(new Injection.Applied(c.name(), List.of("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")")));
         }
+        List<Map.Entry<String, String>> out = new ArrayList<>(fields);
+        replaceSentinels(out, found, secrets, sentinelAt);
         return done.isEmpty() ? new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), fields, Map.of(), List.of(),
                 "no credential applies", null) : new Injection(Injection.Outcome.INJECTED, done.get(0).credential(), request.pathAndQuery(),
                 out, Map.of(), done, "sentinels replaced in trailer fields", null);
@@ -223,6 +221,7 @@ public final class Injector implements CredentialStep {
     private Injection inject(OutgoingRequest request, List<CredentialSpec> applied, Map<String, Secret> secrets,
             Map<String, Place> sentinelAt) {
         List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers());
+        replaceSentinels(headers, applied, secrets, sentinelAt);
         String pathAndQuery = request.pathAndQuery();
         Map<String, Secret> body = new LinkedHashMap<>();
         List<String> setHeaders = new ArrayList<>();
@@ -231,14 +230,6 @@ public final class Injector implements CredentialStep {
             Secret secret = secrets.get(c.name());
             List<String> actions = new ArrayList<>();
             if (sentinelAt.containsKey(c.name())) {
-                for (int i = 0; i < headers.size(); i++) {
-                    Map.Entry<String, String> h = headers.get(i);
-                    String written = HeaderRewrite.replace(h.getValue(), c.sentinel(), secret.reveal());
-                    if (!written.equals(h.getValue())) {
-                        emitted.rewritten(h.getValue(), written);
-                    }
-                    headers.set(i, Map.entry(h.getKey(), written));
-                }
                 pathAndQuery = HeaderRewrite.replaceInUri(pathAndQuery, c.sentinel(), secret.reveal());
                 actions.add("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")");
             }
@@ -257,6 +248,37 @@ public final class Injector implements CredentialStep {
                 "injected " + String.join(", ", applied.stream().map(CredentialSpec::name).toList()), null);
     }
 
+    /**
+     * Replaces, in place, the sentinel of every credential of {@code applied} found in the request
+     * by its secret, in every field value (inside Basic credentials decoded and re-encoded), then
+     * notes each rewritten field's final value against the client's own ({@link EmittedForms}):
+     * once per field, so that a value holding two sentinels is noted as a whole, never half
+     * rewritten (that half would name one real secret).
+     */
+    private void replaceSentinels(List<Map.Entry<String, String>> fields, List<CredentialSpec> applied, Map<String, Secret> secrets,
+            Map<String, Place> sentinelAt) {
+        List<Map.Entry<String, String>> sent = List.copyOf(fields);
+        String[] firstCredential = new String[fields.size()];
+        for (CredentialSpec c : applied) {
+            if (sentinelAt.containsKey(c.name())) {
+                String secret = secrets.get(c.name()).reveal();
+                for (int i = 0; i < fields.size(); i++) {
+                    Map.Entry<String, String> f = fields.get(i);
+                    String written = HeaderRewrite.replace(f.getValue(), c.sentinel(), secret);
+                    if (!written.equals(f.getValue())) {
+                        fields.set(i, Map.entry(f.getKey(), written));
+                        firstCredential[i] = firstCredential[i] == null ? c.name() : firstCredential[i];
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < fields.size(); i++) {
+            if (firstCredential[i] != null) {
+                emitted.rewritten(sent.get(i).getValue(), fields.get(i).getValue(), firstCredential[i]);
+            }
+        }
+    }
+
     /** Whether any credential's scope covers this host and port (the proxy intercepts those under {@code auto}). */
     public boolean hasCredentialFor(Destination destination) {
         return credentials.stream().anyMatch(c -> c.covers(destination));
@@ -268,7 +290,12 @@ public final class Injector implements CredentialStep {
      * commonly spells it, so an upstream that echoes a key does not hand it to the agent.
      */
     public StreamReplacer responseScrubber() {
-        return scrubbing.responseScrubber();
+        return scrubbing.echo().newReplacer();
+    }
+
+    /** The scrubbing of responses as it stands now, for an exchange to keep until its answer is through. */
+    public EchoScrubber echoScrubber() {
+        return scrubbing.echo();
     }
 
     /** {@code value} with every secret replaced as {@link #responseScrubber()} does, in any letter case too. */
@@ -279,7 +306,7 @@ public final class Injector implements CredentialStep {
 
     /** A header value with every secret replaced as {@link #responseScrubber()} does, also where percent-encoded. */
     public String scrubHeaderValue(String value) {
-        return scrubbing.scrubHeaderValue(value);
+        return scrubbing.echo().headerValue(value);
     }
 
     /** {@code text} with every value a credential has held, in any form or case, replaced by {@code [redacted:NAME]} (log lines). */

@@ -1,6 +1,8 @@
 package org.cyverse.mesa.egress.injector;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,23 +27,19 @@ final class SecretScrubbing {
         this.emitted = emitted;
     }
 
-    /**
-     * A replacer for responses: every value a credential has held becomes its sentinel (or
-     * {@code [redacted:NAME]} when it has none), in each form the proxy wrote it or an echo
-     * commonly spells it ({@link SecretForms}, and the Basic credentials it wrote), so an upstream
-     * that echoes a key does not hand it to the agent.
-     */
-    StreamReplacer responseScrubber() {
-        return tables().patterns().newReplacer();
+    /** The scrubbing of responses as it stands now. */
+    EchoScrubber echo() {
+        return tables().echo();
     }
 
     /**
-     * {@code value} with every secret replaced as {@link #responseScrubber()} does, and also where
-     * it appears in another letter case (a host name is lowercased before it is decided: a key
-     * sent as a host label comes back in lowercase).
+     * {@code value} with every secret replaced as a response header is, and also where it appears
+     * in another letter case (a host name is lowercased before it is decided: a key sent as a host
+     * label comes back in lowercase).
      */
     String scrub(String value) {
-        return replaceIgnoringCase(scrubHeaderValue(value), tables().text());
+        EchoScrubber echo = echo();
+        return replaceIgnoringCase(echo.headerValue(value), echo.text());
     }
 
     /**
@@ -57,10 +55,9 @@ final class SecretScrubbing {
         String out = HeaderRewrite.replaceAll(text, current.redactions());
         if (out.indexOf('%') >= 0) {
             PercentText decoded = PercentText.of(out);
-            for (Map.Entry<String, String> e : current.names().entrySet()) {
-                String needle = PercentText.bytes(e.getKey());
-                if (decoded.decoded().contains(needle)) {
-                    out = decoded.replace(needle, "[redacted:" + e.getValue() + "]");
+            for (Needle n : current.needles()) {
+                if (decoded.decoded().contains(n.bytes())) {
+                    out = decoded.replace(n.bytes(), n.redacted());
                     decoded = PercentText.of(out);
                 }
             }
@@ -75,16 +72,19 @@ final class SecretScrubbing {
      */
     String redactField(String field) {
         Tables current = tables();
-        if (field == null || current.redactions().isEmpty()) {
+        if (field == null || current.needles().isEmpty()) {
             return field;
         }
         String lower = field.toLowerCase(Locale.ROOT);
         String decoded = field.indexOf('%') >= 0 ? PercentText.decode(field).toLowerCase(Locale.ROOT) : null;
-        for (Map.Entry<String, String> e : current.names().entrySet()) {
-            String needle = e.getKey().toLowerCase(Locale.ROOT);
-            if (field.contains(e.getKey()) || lower.contains(needle)
-                    || decoded != null && decoded.contains(PercentText.bytes(e.getKey()).toLowerCase(Locale.ROOT))) {
-                return "[redacted:" + e.getValue() + "]";
+        for (Needle n : current.needles()) {
+            if (field.contains(n.text()) || lower.contains(n.lower()) || decoded != null && decoded.contains(n.lowerBytes())) {
+                return n.redacted();
+            }
+        }
+        for (Map.Entry<String, String> e : current.redactions().entrySet()) {
+            if (lower.contains(e.getKey().toLowerCase(Locale.ROOT))) {
+                return e.getValue(); // a written Basic form, or another spelling of a value
             }
         }
         return field;
@@ -110,38 +110,20 @@ final class SecretScrubbing {
         return out;
     }
 
-    /**
-     * A header value with every secret replaced as {@link #responseScrubber()} does, and also where
-     * it is percent-encoded in any mix of plain and encoded characters (a redirect's
-     * {@code Location} quoting the request's query).
-     */
-    String scrubHeaderValue(String value) {
-        Tables current = tables();
-        if (current.text().isEmpty()) {
-            return value;
+    /** A value a credential has held, in the spellings a redaction compares, with its mark. */
+    private record Needle(String text, String lower, String bytes, String lowerBytes, String redacted) {
+        static Needle of(String value, String credential) {
+            String bytes = PercentText.bytes(value);
+            return new Needle(value, value.toLowerCase(Locale.ROOT), bytes, bytes.toLowerCase(Locale.ROOT), "[redacted:" + credential + "]");
         }
-        String out = HeaderRewrite.replaceAll(value, current.text());
-        if (out.indexOf('%') < 0) {
-            return out;
-        }
-        PercentText text = PercentText.of(out);
-        for (Map.Entry<String, String> e : current.plain().entrySet()) {
-            String needle = PercentText.bytes(e.getKey());
-            if (text.decoded().contains(needle)) {
-                out = text.replace(needle, PercentText.encode(e.getValue()));
-                text = PercentText.of(out);
-            }
-        }
-        return out;
     }
 
     /**
-     * Every form of every value each credential has held ({@link SecretForms}, {@link EmittedForms})
-     * to its stand-in's same form, and the plain values alone; rebuilt only when the store has a new
-     * value or the proxy wrote a new form.
+     * What scrubbing and redaction compare, for one generation of the store's values and of the
+     * written forms: the responses' {@link EchoScrubber}, each plain value as a {@link Needle},
+     * and every form (written Basic forms included) to {@code [redacted:NAME]}.
      */
-    private record Tables(long generation, long emittedVersion, Map<String, String> plain, Map<String, String> text,
-            StreamReplacer.Patterns patterns, Map<String, String> names, Map<String, String> redactions) {}
+    private record Tables(long generation, long emittedVersion, EchoScrubber echo, List<Needle> needles, Map<String, String> redactions) {}
 
     private volatile Tables tables;
 
@@ -154,25 +136,30 @@ final class SecretScrubbing {
         }
         Map<String, String> plain = new LinkedHashMap<>();
         Map<String, String> text = new LinkedHashMap<>();
-        Map<String, String> names = new LinkedHashMap<>();
+        List<Needle> needles = new ArrayList<>();
         Map<String, String> redactions = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
             String standIn = c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
             for (Secret secret : store.held(c.name())) {
-                plain.putIfAbsent(secret.reveal(), standIn);
-                names.putIfAbsent(secret.reveal(), c.name());
+                if (plain.putIfAbsent(secret.reveal(), standIn) == null) {
+                    needles.add(Needle.of(secret.reveal(), c.name()));
+                }
                 SecretForms.of(secret.reveal(), standIn).forEach(text::putIfAbsent);
                 SecretForms.of(secret.reveal(), "[redacted:" + c.name() + "]").forEach(redactions::putIfAbsent);
             }
         }
         if (!text.isEmpty()) {
-            emitted.snapshot().forEach(text::putIfAbsent);
+            // A written Basic form is base64, whose '/', '+' and '=' an echo may escape or encode too.
+            for (EmittedForms.Form form : emitted.snapshot()) {
+                SecretForms.of(form.written(), form.sent()).forEach(text::putIfAbsent);
+                SecretForms.of(form.written(), "[redacted:" + form.credential() + "]").forEach(redactions::putIfAbsent);
+            }
         }
         Map<byte[], byte[]> bytes = new LinkedHashMap<>();
         text.forEach((secret, standIn) -> bytes.put(secret.getBytes(StandardCharsets.UTF_8), standIn.getBytes(StandardCharsets.UTF_8)));
-        current = new Tables(generation, emittedVersion, java.util.Collections.unmodifiableMap(plain),
-                java.util.Collections.unmodifiableMap(text), StreamReplacer.compile(bytes), java.util.Collections.unmodifiableMap(names),
-                java.util.Collections.unmodifiableMap(redactions));
+        EchoScrubber echo = new EchoScrubber(Collections.unmodifiableMap(plain), Collections.unmodifiableMap(text),
+                StreamReplacer.compile(bytes));
+        current = new Tables(generation, emittedVersion, echo, List.copyOf(needles), Collections.unmodifiableMap(redactions));
         tables = current;
         return current;
     }

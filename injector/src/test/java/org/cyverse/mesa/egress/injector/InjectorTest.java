@@ -343,4 +343,28 @@ class InjectorTest {
                 "a header value with the secret in any mix of plain and encoded characters");
         assertEquals(written.replace(written.substring(6), BASIC_SENTINEL.substring(6)), injector.scrubHeaderValue(written));
     }
+
+    @Test
+    void aWrittenBasicFormIsScrubbedJsonEscapedAndIsWithheldFromAuditFields() throws Exception {
+        // A user name whose written base64 holds a '/', which a PHP-style JSON echo writes as '\/'.
+        String user = null;
+        for (int i = 0; user == null && i < 1000; i++) {
+            if (b64("u" + i + ":" + GITHUB).contains("/")) {
+                user = "u" + i;
+            }
+        }
+        String sent = b64(user + ":proxy-injected");
+        injector.apply(new OutgoingRequest(true, Destination.parse("github.com", 443), "GET", "/x.git/info/refs",
+                List.of(Map.entry("Authorization", "Basic " + sent))));
+        String written = b64(user + ":" + GITHUB);
+        String escaped = written.replace("/", "\\/");
+        StreamReplacer scrubber = injector.responseScrubber();
+        byte[] body = ("{\"auth\":\"Basic " + escaped + "\"}").getBytes(UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(scrubber.feed(body, 0, body.length));
+        out.writeBytes(scrubber.finish());
+        assertEquals("{\"auth\":\"Basic " + sent.replace("/", "\\/") + "\"}", out.toString(UTF_8));
+        assertEquals("[redacted:github]", injector.redactField("/echo/" + written));
+        assertEquals("see [redacted:github]", injector.redact("see " + written));
+    }
 }

@@ -284,7 +284,7 @@ public final class Admission {
             draft.budget = (BudgetTicket) outcome;
         }
         return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body(),
-                new TrailerCheck(steps, sent, config.credentials(), profile())));
+                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks())));
     }
 
     /** The policy's refusal, or the approval inbox's when the host may be approved. */

@@ -65,6 +65,24 @@ final class DlpCheck {
         return dlp.on() && (scan(request, false) != null || head.scan(request.destination().host()) != null);
     }
 
+    /**
+     * The rule of the first finding in a chunked request's trailer fields, or {@code null};
+     * {@code sent} is the request head as the client sent it.
+     */
+    String trailerRule(OutgoingRequest sent, List<Map.Entry<String, String>> fields) {
+        if (!dlp.on()) {
+            return null;
+        }
+        Hit hit = scan(new OutgoingRequest(sent.tls(), sent.destination(), sent.method(), "/", fields),
+                config.credentials().stream().anyMatch(c -> c.covers(sent.destination())));
+        return hit == null ? null : hit.rule();
+    }
+
+    /** Whether a finding refuses the request ({@code dlp.mode: block}). */
+    boolean blocks() {
+        return dlp.mode() == MesaConfig.Dlp.Mode.BLOCK;
+    }
+
     /** The plan for the body, or {@code null} when {@code dlp} is off. */
     DlpPlan body() {
         return body;

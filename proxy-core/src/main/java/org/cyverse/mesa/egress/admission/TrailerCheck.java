@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.admission;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
@@ -14,8 +15,9 @@ import org.cyverse.mesa.egress.injector.OutgoingRequest;
  * fields (a real secret, a sentinel out of scope or over plain http refuse the request, place
  * {@code trailer}; a sentinel in scope is replaced), and a field named like a credential's
  * {@code header} is refused, since an upstream that folds trailers into the header section would
- * read it as the credential. (The request decoder refuses the fields RFC 9110 section 6.5.1 keeps
- * out of trailers, and malformed lines, before this.) Immutable.
+ * read it as the credential; then {@code dlp}, as on the head (refused in block mode, recorded with
+ * place {@code trailer} in audit mode). (The request decoder refuses the fields RFC 9110 section
+ * 6.5.1 keeps out of trailers, and malformed lines, before this.) Immutable.
  */
 public final class TrailerCheck {
 
@@ -24,16 +26,27 @@ public final class TrailerCheck {
      *
      * @param credential the credential a refusal concerns, or {@code null}
      * @param injection what the refusing step found, or {@code null}
+     * @param dlpRule the {@code dlp} rule that matched a trailer (refused in block mode, to be recorded in audit mode), or {@code null}
      */
-    public record Outcome(List<Map.Entry<String, String>> fields, Refusal refusal, String credential, Injection.Outcome injection) {}
+    public record Outcome(List<Map.Entry<String, String>> fields, Refusal refusal, String credential, Injection.Outcome injection,
+            String dlpRule) {}
 
     private final List<CredentialStep> steps;
     private final OutgoingRequest sent;
     private final List<CredentialSpec> credentials;
     private final String profile;
+    private final BiFunction<OutgoingRequest, List<Map.Entry<String, String>>, String> dlpRule;
+    private final boolean dlpBlocks;
 
-    /** @param sent the request head as the client sent it (before any credential was applied) */
-    TrailerCheck(List<CredentialStep> steps, OutgoingRequest sent, List<CredentialSpec> credentials, String profile) {
+    /**
+     * @param sent the request head as the client sent it (before any credential was applied)
+     * @param dlpRule the {@code dlp} rule a request's trailer fields match, or {@code null}
+     * @param dlpBlocks whether such a match refuses the request
+     */
+    TrailerCheck(List<CredentialStep> steps, OutgoingRequest sent, List<CredentialSpec> credentials, String profile,
+            BiFunction<OutgoingRequest, List<Map.Entry<String, String>>, String> dlpRule, boolean dlpBlocks) {
+        this.dlpRule = dlpRule;
+        this.dlpBlocks = dlpBlocks;
         this.steps = steps;
         this.sent = sent;
         this.credentials = credentials;
@@ -46,7 +59,7 @@ public final class TrailerCheck {
             for (CredentialSpec c : credentials) {
                 if (c.header() != null && c.header().equalsIgnoreCase(field.getKey())) {
                     return new Outcome(null, Refusals.badRequest(Refusals.Problem.MALFORMED_TRAILERS, "trailer field "
-                            + c.header().toLowerCase(Locale.ROOT) + " is credential " + c.name() + "'s header"), c.name(), null);
+                            + c.header().toLowerCase(Locale.ROOT) + " is credential " + c.name() + "'s header"), c.name(), null, null);
                 }
             }
         }
@@ -55,11 +68,16 @@ public final class TrailerCheck {
             Injection injection = step.trailers(sent, out);
             if (injection.refused()) {
                 return new Outcome(null, Refusals.credential(injection, sent.destination().host(), profile), injection.credential(),
-                        injection.outcome());
+                        injection.outcome(), null);
             }
             out = injection.headers();
         }
-        return new Outcome(out, null, null, null);
+        // Then dlp, as for the head: on the fields as the client sent them.
+        String rule = dlpRule.apply(sent, fields);
+        if (rule != null && dlpBlocks) {
+            return new Outcome(null, Refusals.dlp(rule, "trailer", sent.destination().host(), profile), null, null, rule);
+        }
+        return new Outcome(out, null, null, null, rule);
     }
 
     /** Without the request: its head may hold a secret once rewritten. */

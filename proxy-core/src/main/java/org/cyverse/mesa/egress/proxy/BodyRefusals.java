@@ -24,6 +24,10 @@ final class BodyRefusals {
             }
             if (t.injection() == Injection.Outcome.SECRET_LEAK || t.injection() == Injection.Outcome.MISMATCH) {
                 metrics.leakBlocked(t.credential(), "trailer");
+            } else if (t.dlpRule() != null) {
+                exchange.dlpFound(t.dlpRule(), "trailer");
+                metrics.dlpFinding(t.dlpRule(), "trailer", "block");
+                metrics.leakBlocked("dlp:" + t.dlpRule(), "trailer");
             }
         } else if (finding.hit() != null) {
             String credential = finding.hit().finding().credential();

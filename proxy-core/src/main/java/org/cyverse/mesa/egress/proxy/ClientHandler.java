@@ -218,7 +218,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         Verdict.Outgoing out = verdict.outgoing();
         RequestBodyGate gate;
         try {
-            gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination(), rule -> exchange.dlpAudited(rule, proxy.metrics),
+            gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination(), (rule, place) -> exchange.dlpAudited(rule, place, proxy.metrics),
                     proxy.holdBudget);
         } catch (RequestBodyScan.UnscannableException e) {
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);

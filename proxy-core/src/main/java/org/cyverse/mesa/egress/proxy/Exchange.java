@@ -70,9 +70,9 @@ final class Exchange {
     }
 
     /** A {@code dlp} rule matched the body in audit mode: recorded and counted, the request goes on. */
-    void dlpAudited(String rule, ProxyMetrics metrics) {
-        dlpFound(rule, "body");
-        metrics.dlpFinding(rule, "body", "audit");
+    void dlpAudited(String rule, String place, ProxyMetrics metrics) {
+        dlpFound(rule, place);
+        metrics.dlpFinding(rule, place, "audit");
     }
 
     /** Body bytes sent upstream: counted for the audit record and, as they flow, in the credentials' byte limits. */

@@ -15,6 +15,7 @@ import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 
 /**
  * One admitted request relayed to its upstream and its response relayed back, both streamed with
@@ -38,11 +39,9 @@ final class ForwardExchange implements UpstreamListener {
     private final Exchange exchange;
     private final Destination destination;
     private final HttpRequest request;
-    private final boolean tls;
-    private final boolean requestHasBody;
-    private final boolean clientKeepAlive;
-    /** Whether a credential covers the destination: its answers are decoded to be scrubbed. */
-    private final boolean credentialHost;
+    /** {@code credentialHost}: a credential covers the destination (its answers are decoded to be scrubbed). */
+    private final boolean tls, requestHasBody, clientKeepAlive, credentialHost;
+    private EchoScrubber echo; // the response scrubbing as the request left, and with what was written since
     private final RequestUpload upload;
 
     private Phase phase = Phase.CONNECTING;
@@ -70,6 +69,7 @@ final class ForwardExchange implements UpstreamListener {
         this.tls = tls;
         this.requestHasBody = RequestBodyGate.hasBody(request);
         this.credentialHost = state.injector().hasCredentialFor(destination);
+        this.echo = state.injector().echoScrubber();
         this.upload = new RequestUpload(owner, outgoing, gate, new UploadEvents());
         this.clientKeepAlive = clientKeepAlive;
     }
@@ -157,9 +157,10 @@ final class ForwardExchange implements UpstreamListener {
             }
             if (code < 200) {
                 download = Download.INTERIM;
-                ResponseScrubbing.interim(response.headers(), state.injector());
+                ResponseScrubbing.interim(response.headers(), echo);
             } else {
-                framing = ResponseFraming.prepare(response, request, state.injector(), !clientKeepAlive || proxy.draining, credentialHost);
+                echo = echo.merged(state.injector().echoScrubber()); // and the forms written since (its trailers)
+                framing = ResponseFraming.prepare(response, request, echo, !clientKeepAlive || proxy.draining, credentialHost);
                 if (framing.unreadable() != null) {
                     ReferenceCountUtil.release(msg);
                     failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, framing.unreadable());
@@ -181,7 +182,7 @@ final class ForwardExchange implements UpstreamListener {
                 }
             }
             exchange.down(((HttpContent) msg).content().readableBytes());
-            ResponseScrubbing.scrubTrailers(msg, state.injector());
+            ResponseScrubbing.scrubTrailers(msg, echo);
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;
         // Flushed at the end of the upstream read ({@link #flushResponse}) or with the last part:
@@ -223,9 +224,8 @@ final class ForwardExchange implements UpstreamListener {
         phase = Phase.DONE;
         release();
         exchange.finishAllowed(proxy, status);
-        UpstreamLink keep = null;
-        if (reuseUpstream && !close) {
-            keep = link;
+        UpstreamLink keep = reuseUpstream && !close ? link : null;
+        if (keep != null) {
             keep.park();
         } else {
             link.close();

@@ -145,7 +145,9 @@ final class HelloRetryCheck {
                 at = held.writerIndex();
             }
             if (at > held.readerIndex()) {
-                ctx.fireChannelRead(held.readRetainedSlice(at - held.readerIndex())); // the relay reads on once written
+                // Copied out, so that what is held stays what is not passed on yet (a silent server cannot make it grow).
+                ctx.fireChannelRead(held.readBytes(at - held.readerIndex())); // the relay reads on once written
+                held.discardReadBytes();
             } else {
                 ctx.read(); // nothing passed on: nobody else asks for more
             }
@@ -180,6 +182,8 @@ final class HelloRetryCheck {
         /** Bytes of the current record still to come, and whether it is a handshake record; -1 before a header. */
         private int recordLeft = -1;
         private boolean recordIsHandshake;
+        /** Whether the current record is a change_cipher_spec, looked past. */
+        private boolean skipping;
         private final byte[] header = new byte[RECORD_HEADER];
         private int headerFilled;
 
@@ -211,10 +215,25 @@ final class HelloRetryCheck {
                         headerFilled = 0;
                         recordIsHandshake = (header[0] & 0xff) == HANDSHAKE;
                         recordLeft = (header[3] & 0xff) << 8 | header[4] & 0xff;
-                        if (!recordIsHandshake) {
-                            state = State.DONE; // an alert (or anything else) first: no retry is coming
+                        if ((header[0] & 0xff) == CHANGE_CIPHER_SPEC) {
+                            skipping = true; // clients drop it unread (RFC 8446 section 5): it must not end the watch
+                        } else if (!recordIsHandshake) {
+                            state = State.DONE; // an alert (or application data) first: no retry is coming
                         } else if (++records > MAX_SERVER_RECORDS) {
                             fail("the server's hello came in more than " + MAX_SERVER_RECORDS + " records");
+                        }
+                    }
+                    continue;
+                }
+                if (skipping) {
+                    int n = Math.min(recordLeft, to - i);
+                    i += n;
+                    recordLeft -= n;
+                    if (recordLeft == 0) {
+                        recordLeft = -1;
+                        skipping = false;
+                        if (++records > MAX_SERVER_RECORDS) {
+                            fail("the server's hello came after more than " + MAX_SERVER_RECORDS + " records");
                         }
                     }
                     continue;

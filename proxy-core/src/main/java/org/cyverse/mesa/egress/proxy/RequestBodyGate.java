@@ -11,7 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -68,7 +68,7 @@ final class RequestBodyGate implements AutoCloseable {
     private boolean sawLast;
     private boolean dlpReported;
     /** Where a {@code dlp} rule found in audit mode is recorded (the exchange's record and the metrics). */
-    private final Consumer<String> dlpAudit;
+    private final BiConsumer<String, String> dlpAudit;
 
     /** Where held bytes are counted across requests, and its bound; {@code null} for none (tests). */
     private HoldBudget budget;
@@ -76,7 +76,7 @@ final class RequestBodyGate implements AutoCloseable {
     private long charged;
 
     private RequestBodyGate(RequestBodyScan scan, StreamReplacer substitution, TrailerCheck trailers, int holdBytes, boolean dlpBlocks,
-            Consumer<String> dlpAudit) {
+            BiConsumer<String, String> dlpAudit) {
         this.scan = scan;
         this.trailers = trailers;
         this.dlpAudit = dlpAudit;
@@ -90,11 +90,11 @@ final class RequestBodyGate implements AutoCloseable {
      * The gate for {@code request}'s body, or {@code null} when it has none or there is nothing to
      * scan or substitute in it.
      *
-     * @param dlpAudit records a {@code dlp} rule found in audit mode (the request goes on)
+     * @param dlpAudit records a {@code dlp} rule found in audit mode, with its place (the request goes on)
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination,
-            Consumer<String> dlpAudit, HoldBudget budget) throws RequestBodyScan.UnscannableException {
+            BiConsumer<String, String> dlpAudit, HoldBudget budget) throws RequestBodyScan.UnscannableException {
         if (!hasBody(request)) {
             return null;
         }
@@ -121,13 +121,13 @@ final class RequestBodyGate implements AutoCloseable {
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, String contentEncoding,
-            boolean credentialHost, int holdBytes, Consumer<String> dlpAudit) throws RequestBodyScan.UnscannableException {
+            boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit) throws RequestBodyScan.UnscannableException {
         return of(plans, dlp, substitution, null, contentEncoding, credentialHost, holdBytes, dlpAudit);
     }
 
     /** @param trailers what judges the trailer fields of a chunked body, or {@code null} */
     static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, TrailerCheck trailers,
-            String contentEncoding, boolean credentialHost, int holdBytes, Consumer<String> dlpAudit)
+            String contentEncoding, boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit)
             throws RequestBodyScan.UnscannableException {
         RequestBodyScan scan = plans.isEmpty() && dlp == null ? null : RequestBodyScan.of(plans, dlp, contentEncoding, credentialHost);
         StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
@@ -157,6 +157,9 @@ final class RequestBodyGate implements AutoCloseable {
             if (judged.refusal() != null) {
                 return new Finding(null, null, null, false, judged);
             }
+            if (judged.dlpRule() != null) {
+                dlpAudit.accept(judged.dlpRule(), "trailer"); // audit mode: recorded, the request goes on
+            }
             checkedTrailers = judged.fields();
         }
         if (scan == null) {
@@ -179,7 +182,7 @@ final class RequestBodyGate implements AutoCloseable {
                 if (dlpBlocks) {
                     return new Finding(null, null, rule.id());
                 }
-                dlpAudit.accept(rule.id());
+                dlpAudit.accept(rule.id(), "body");
             }
             return null;
         } catch (RequestBodyScan.UnscannableException e) {

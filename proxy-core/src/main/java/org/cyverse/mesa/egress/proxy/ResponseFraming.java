@@ -8,7 +8,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import org.cyverse.mesa.egress.body.ContentCoding;
-import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
 
 /**
@@ -28,11 +28,12 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
 
     /**
      * @param request the client's request head (its version and method)
+     * @param echo the scrubbing taken when the request left (its own written forms are in it)
      * @param closeClient whether the client connection ends anyway (it asked to, or the proxy drains)
      * @param credentialHost whether a credential covers the destination: there an echoed secret is
      *     looked for in any body, decoded first when it has a content coding
      */
-    static ResponseFraming prepare(HttpResponse response, HttpRequest request, Injector injector, boolean closeClient,
+    static ResponseFraming prepare(HttpResponse response, HttpRequest request, EchoScrubber echo, boolean closeClient,
             boolean credentialHost) {
         int status = response.status().code();
         boolean bodyless = HttpMethod.HEAD.equals(request.method()) || status == 204 || status == 304;
@@ -44,11 +45,11 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
             closeClient = true;
         }
         HopByHop.strip(response.headers());
-        ResponseScrubbing.scrubHeaders(response.headers(), injector);
+        ResponseScrubbing.scrubHeaders(response.headers(), echo);
         ResponseBody body = null;
         long declaredLength = -1;
-        StreamReplacer scrubber = bodyless ? null : injector.responseScrubber();
-        if (scrubber != null && !scrubber.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
+        if (!bodyless && !echo.isEmpty() && (credentialHost || ResponseScrubbing.scrubbableBody(response.headers()))) {
+            StreamReplacer scrubber = echo.newReplacer();
             String coding = ContentCoding.of(response.headers());
             ContentCoding.Decoding decoding = null;
             if (!ContentCoding.identity(coding)) {

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.cyverse.mesa.egress.body.ContentCoding;
-import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 
 /**
  * Keeps a real secret that an upstream echoes back (an error page quoting the request, a debug
@@ -20,12 +20,12 @@ final class ResponseScrubbing {
 
     private ResponseScrubbing() {}
 
-    static void scrubHeaders(HttpHeaders headers, Injector injector) {
+    static void scrubHeaders(HttpHeaders headers, EchoScrubber echo) {
         List<Map.Entry<String, String>> entries = new ArrayList<>(headers.entries());
         boolean changed = false;
         for (int i = 0; i < entries.size(); i++) {
             String value = entries.get(i).getValue();
-            String scrubbed = injector.scrubHeaderValue(value);
+            String scrubbed = echo.headerValue(value);
             if (!scrubbed.equals(value)) {
                 entries.set(i, Map.entry(entries.get(i).getKey(), scrubbed));
                 changed = true;
@@ -38,15 +38,15 @@ final class ResponseScrubbing {
     }
 
     /** An interim (1xx) response's fields: hop-by-hop ones removed, the rest scrubbed (103 Early Hints can echo too). */
-    static void interim(HttpHeaders headers, Injector injector) {
+    static void interim(HttpHeaders headers, EchoScrubber echo) {
         HopByHop.strip(headers);
-        scrubHeaders(headers, injector);
+        scrubHeaders(headers, echo);
     }
 
     /** Scrubs the trailer fields of a chunked response's end as header fields are (trailers are fields too). */
-    static void scrubTrailers(HttpObject msg, Injector injector) {
+    static void scrubTrailers(HttpObject msg, EchoScrubber echo) {
         if (msg instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
-            scrubHeaders(last.trailingHeaders(), injector);
+            scrubHeaders(last.trailingHeaders(), echo);
         }
     }
 

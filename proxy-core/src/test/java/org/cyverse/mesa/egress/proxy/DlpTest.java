@@ -26,13 +26,16 @@ class DlpTest {
     static final String AWS_KEY = "AKIAQ3EGRT7BMX2PL5VZ";
 
     private static BodyUpstream upstream;
+    /** Reads request trailers, which the JDK's server cannot. */
+    private static org.cyverse.mesa.egress.testkit.EchoUpstream echo;
     private static ProxyFixture block;
     private static ProxyFixture audit;
 
     @BeforeAll
     static void start() throws Exception {
         upstream = new BodyUpstream(null);
-        String base = "profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + upstream.port() + "]\n"
+        echo = new org.cyverse.mesa.egress.testkit.EchoUpstream(null);
+        String base = "profile: P2\nallow:\n  - host: \"127.0.0.1\"\n    ports: [" + upstream.port() + ", " + echo.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n";
         block = ProxyFixture.start(base + "dlp:\n  mode: block\n");
         audit = ProxyFixture.start(base + "dlp:\n  mode: audit\n  patterns: [github-pat, aws-access-token]\n");
@@ -43,6 +46,7 @@ class DlpTest {
         block.close();
         audit.close();
         upstream.close();
+        echo.close();
     }
 
     private static String url(String path) {
@@ -108,5 +112,27 @@ class DlpTest {
         assertTrue(bearer.out().contains("\"bytes\":0"), bearer.out() + bearer.err());
         JsonNode unlisted = audit.awaitAuditRecord(r -> r.get("path").asText().equals("/unlisted"));
         assertTrue(unlisted.get("dlp").isNull(), unlisted.toString());
+    }
+
+    @Test
+    void aTokenInATrailerIsJudgedAsInAHeader() throws Exception {
+        String request = "POST http://127.0.0.1:" + echo.port() + "/trailer-dlp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\n{}\r\n0\r\nX-Debug: " + GITHUB_PAT + "\r\n\r\n";
+        try (org.cyverse.mesa.egress.testkit.RawHttp raw = new org.cyverse.mesa.egress.testkit.RawHttp(block.port())) {
+            org.cyverse.mesa.egress.testkit.RawHttp.Response response = raw.send(request).read();
+            assertEquals(403, response.status(), response.body());
+            assertTrue(response.body().contains("github-pat") && !response.body().contains(GITHUB_PAT), response.body());
+        }
+        assertTrue(echo.seen().isEmpty(), "nothing reached the upstream");
+        JsonNode record = block.awaitAuditRecord(r -> r.get("path").asText().equals("/trailer-dlp"));
+        assertEquals("trailer", record.get("place").asText());
+        assertEquals("github-pat", record.get("dlp").asText());
+        try (org.cyverse.mesa.egress.testkit.RawHttp raw = new org.cyverse.mesa.egress.testkit.RawHttp(audit.port())) {
+            org.cyverse.mesa.egress.testkit.RawHttp.Response ok = raw.send(request.replace("/trailer-dlp", "/trailer-audit")).read();
+            assertEquals(200, ok.status(), "audit mode lets it through: " + ok.body());
+        }
+        JsonNode audited = audit.awaitAuditRecord(r -> r.get("path").asText().equals("/trailer-audit"));
+        assertEquals("github-pat", audited.get("dlp").asText());
+        assertEquals("trailer", audited.get("place").asText());
     }
 }

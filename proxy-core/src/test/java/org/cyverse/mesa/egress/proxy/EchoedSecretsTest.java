@@ -195,6 +195,49 @@ class EchoedSecretsTest {
         assertTrue(response.contains("X-Note: proxy-injected"), response);
     }
 
+    @Test
+    void basicCredentialsInATrailerComeBackAsTheClientsOwn() throws Exception {
+        String sent = b64("trailer-user:proxy-injected");
+        String response = exchange("POST /trailer/basic HTTP/1.1\r\nHost: localhost:" + echo.port() + "\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nhi\r\n0\r\nX-Auth: Basic " + sent + "\r\n\r\n");
+        assertTrue(seen("/trailer/basic").body().contains("X-Auth: Basic " + b64("trailer-user:" + GIT)), seen("/trailer/basic").body());
+        assertFalse(response.contains(b64("trailer-user:" + GIT)), response);
+        assertTrue(response.contains("X-Auth: Basic " + sent), response);
+    }
+
+    @Test
+    void basicCredentialsHoldingTwoSentinelsComeBackWhole() throws Exception {
+        // Both credentials cover /api/: the one value is rewritten twice, and must come back as sent, not half.
+        String sent = b64("sk-api-sentinel:proxy-injected");
+        String response = exchange("GET /api/two HTTP/1.1\r\nHost: localhost:" + echo.port() + "\r\nAuthorization: Basic " + sent + "\r\n\r\n");
+        assertEquals("Basic " + b64(API + ":" + GIT), RawMessages.field(seen("/api/two").head(), "authorization"));
+        for (String half : List.of(b64(API + ":proxy-injected"), b64("sk-api-sentinel:" + GIT), b64(API + ":" + GIT))) {
+            assertFalse(response.contains(half), "a form naming a real secret came back: " + response);
+        }
+        assertTrue(response.contains("X-Echo-Auth: Basic " + sent + "\r\n"), response);
+    }
+
+    @Test
+    void aSlowAnswerIsScrubbedWithTheFormsItsOwnRequestWasWrittenIn() throws Exception {
+        String sent = b64("slow-user:proxy-injected");
+        try (RawHttp raw = new RawHttp(proxy.port())) {
+            SSLSocket socket = intercepted(raw);
+            socket.getOutputStream().write(("GET /slow/answer HTTP/1.1\r\nHost: localhost:" + echo.port() + "\r\nAuthorization: Basic " + sent
+                    + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            // Meanwhile more user names than the proxy remembers forms for.
+            for (int i = 0; i < 70; i++) {
+                exchange("GET /evict/" + i + " HTTP/1.1\r\nHost: localhost:" + echo.port() + "\r\nAuthorization: Basic "
+                        + b64("evict-" + i + ":proxy-injected") + "\r\n\r\n");
+            }
+            InputStream in = socket.getInputStream();
+            String head = RawMessages.head(in);
+            String response = head + "\r\n\r\n" + RawMessages.body(in, head);
+            assertFalse(response.contains(b64("slow-user:" + GIT)), response);
+            assertTrue(response.contains("X-Echo-Auth: Basic " + sent + "\r\n"), response);
+        }
+    }
+
     static Stream<Arguments> refusedTrailers() {
         return Stream.of(
                 Arguments.of("real-secret", "X-Leak: key " + API, 403, "secret_leak"),

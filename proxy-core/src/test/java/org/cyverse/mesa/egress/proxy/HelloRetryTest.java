@@ -56,9 +56,13 @@ class HelloRetryTest {
                 try (Socket socket = retrying.accept()) {
                     socket.setSoTimeout(3000);
                     InputStream in = socket.getInputStream();
-                    readRecord(in); // the first ClientHello
+                    byte[] first = readRecord(in); // the first ClientHello
                     ByteArrayOutputStream rest = new ByteArrayOutputStream();
                     try {
+                        if (new String(first, StandardCharsets.ISO_8859_1).contains("ccs.test")) {
+                            // A change_cipher_spec first, which a TLS 1.3 client drops unread (RFC 8446 section 5).
+                            socket.getOutputStream().write(record(20, new byte[] {1}));
+                        }
                         socket.getOutputStream().write(helloRetryRequest());
                         socket.getOutputStream().flush();
                         byte[] buf = new byte[4096];
@@ -81,6 +85,7 @@ class HelloRetryTest {
             opensslPort = free.getLocalPort();
         }
         proxy = ProxyFixture.start("profile: P2\nallow:\n  - host: front.test\n    ports: [" + retrying.getLocalPort() + "]\n"
+                + "  - host: ccs.test\n    ports: [" + retrying.getLocalPort() + "]\n"
                 + "  - host: retry.test\n    ports: [" + opensslPort + "]\n"
                 + "deny:\n  - host: hidden.test\nnetwork:\n  allow_private: [\"127.0.0.1/32\"]\n",
                 host -> List.of(InetAddress.getByName("127.0.0.1")));
@@ -92,9 +97,9 @@ class HelloRetryTest {
         retrying.close();
     }
 
-    private static void readRecord(InputStream in) throws IOException {
+    private static byte[] readRecord(InputStream in) throws IOException {
         byte[] header = in.readNBytes(5);
-        in.readNBytes((header[3] & 0xff) << 8 | header[4] & 0xff);
+        return in.readNBytes((header[3] & 0xff) << 8 | header[4] & 0xff);
     }
 
     /** A ServerHello whose random marks it a HelloRetryRequest: what the proxy reads of it. */
@@ -122,8 +127,9 @@ class HelloRetryTest {
             if (second == null) {
                 return raw.closedByPeer(3000);
             }
-            byte[] retry = raw.socket().getInputStream().readNBytes(helloRetryRequest().length);
-            assertArrayEquals(helloRetryRequest(), retry, "the client got the retry request");
+            byte[] expected = target.equals("ccs.test") ? concat(record(20, new byte[] {1}), helloRetryRequest()) : helloRetryRequest();
+            byte[] retry = raw.socket().getInputStream().readNBytes(expected.length);
+            assertArrayEquals(expected, retry, "the client got the retry request");
             raw.send(second);
             boolean closed = raw.closedByPeer(1500);
             raw.socket().shutdownOutput();
@@ -148,6 +154,13 @@ class HelloRetryTest {
                 && r.get("host").asText().equals("front.test"));
         assertEquals(421, record.get("status").asInt());
         assertEquals("tunnel", record.get("mode").asText());
+    }
+
+    @Test
+    void aChangeCipherSpecBeforeTheRetryDoesNotEndTheCheck() throws Exception {
+        byte[] second = withServerName("hidden.test");
+        assertTrue(tunnel("ccs.test", withServerName("ccs.test"), second), "the proxy closed the tunnel");
+        assertEquals(0, AFTER_RETRY.poll(5, TimeUnit.SECONDS).length, "the server got none of the second hello");
     }
 
     @Test

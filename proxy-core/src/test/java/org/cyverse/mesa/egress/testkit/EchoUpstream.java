@@ -14,11 +14,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
 
 /**
- * An HTTPS upstream on loopback that echoes every request byte for byte, as debug endpoints and
+ * An HTTPS (or plain http) upstream on loopback that echoes every request byte for byte, as debug endpoints and
  * error pages do: the response's body is the raw request (head, body as framed, trailers), its
  * {@code Location} and {@code X-Echo-Uri} headers are the raw request target, and its trailer
- * section repeats the request's {@code Authorization} and target. Written on raw sockets because
- * the JDK's server can neither show a request's framing nor send trailers.
+ * section repeats the request's {@code Authorization} and target. A target under {@code /slow} is
+ * answered after 1.5 s. Written on raw sockets because
+ * the JDK's server can neither show a request's framing nor send trailers (nor read a request's).
  */
 public final class EchoUpstream implements AutoCloseable {
 
@@ -33,8 +34,10 @@ public final class EchoUpstream implements AutoCloseable {
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
 
+    /** @param context the server's TLS, or {@code null} for plain http */
     public EchoUpstream(SSLContext context) throws IOException {
-        server = context.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        server = context == null ? new ServerSocket(0, 50, InetAddress.getLoopbackAddress())
+                : context.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = new Thread(this::accept, "echo-upstream");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -74,6 +77,9 @@ public final class EchoUpstream implements AutoCloseable {
                 String body = RawMessages.body(in, head);
                 seen.add(new Seen(head, body));
                 String target = head.split(" ", 3)[1];
+                if (target.startsWith("/slow")) {
+                    sleep(1500); // an answer that comes after other requests were sent
+                }
                 String auth = RawMessages.field(head, "authorization");
                 byte[] echo = (head + "\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1);
                 String response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
@@ -86,6 +92,14 @@ public final class EchoUpstream implements AutoCloseable {
             }
         } catch (IOException e) {
             // the proxy closed or reset the connection
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
