@@ -3,7 +3,7 @@
 # Squid and tinyproxy, in one run, on one machine, and bench/RESULTS.md rewritten from it.
 #
 #   bench/run.sh                 # everything (about 8 to 10 minutes on 2 cores, install included)
-#   SCENARIOS="a b" bench/run.sh # only some scenarios (a b c d e f; see below)
+#   SCENARIOS="a b" bench/run.sh # only some scenarios (s a b c d e f; see below)
 #
 # What it does, in order (every step is idempotent; nothing is left running afterwards):
 #  1. installs what is missing from Debian packages (as root, apt-get): nginx-light, wrk, hey,
@@ -36,7 +36,8 @@
 #  5. writes bench/RESULTS.md (bench/load/report.py) and, with gnuplot, bench/results-*.png;
 #     raw tool output stays in $WORK/out (kept: the path is printed).
 #
-# Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="a b c d e f"
+# Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="s a b c d e f"
+# START_RUNS=5 START_CURVE_S=30 (scenario s, fresh starts: see "s. start" below)
 # BUILD=0|1 MESA_EGRESS_JAR=... MESA_EGRESS_JAVA_OPTS=... (passed to bin/mesa-egress).
 # Needs root for apt-get, for `ulimit -n` above the hard limit and for the loopback sysctl
 # (net.ipv4.tcp_tw_reuse); without root it uses what is installed and says what it skipped.
@@ -49,7 +50,7 @@ WARMUP="${WARMUP:-10}"
 DURATION="${DURATION:-10}"
 CONNS="${CONNS:-50}"
 IDLE_CONNS="${IDLE_CONNS:-10000}"
-SCENARIOS="${SCENARIOS:-a b c d e f}"
+SCENARIOS="${SCENARIOS:-s a b c d e f}"
 # HTTPS is on the default port: hey 0.1.4 sends the URL's host:port as the TLS server name
 # (ServerName = req.Host), which mesa-egress refuses (421 host_mismatch) when a port is in it.
 UP_HTTP=18080 UP_HTTPS=443
@@ -278,6 +279,114 @@ taskset -c 1 nginx -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' > "$WORK/ng
 PIDS+=($!)
 wait_port $UP_HTTP 10 || { log "nginx did not start: $(cat "$WORK/nginx.out" "$WORK/nginx-error.log" 2>/dev/null)"; exit 1; }
 
+# ---- s. start: fresh starts, before the long-running proxies start (issue 19) ---------------
+# START_RUNS fresh starts per proxy, each pinned to CPU 0 as below: the time from the exec to
+# ready (mesa-egress: /readyz 200; Squid and tinyproxy: the port accepts), then the latency of
+# the first request (intercepted HTTPS for mesa-egress and Squid's ssl-bump, a tunnel for
+# tinyproxy, which cannot intercept); the first run of each also sleeps until 60 s after its
+# start and reads its idle resident memory (VmRSS). Then one more fresh start of mesa-egress and
+# of Squid is loaded at once with intercepted requests, one hey run per second for
+# START_CURVE_S seconds: the throughput of each second after start (startup-curve.tsv, plotted).
+# mesa-egress runs here on the image's runtime (sidecar-image/target/jlink-runtime) when built.
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+ready_mesa() { [ "$(curl -s -m 1 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MESA_ADMIN/readyz" || true)" = 200 ]; }
+ready_port() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+start_proxy() {  # system: starts it on CPU 0, sets STARTED_PID and STARTED_MS
+  STARTED_MS=$(now_ms)
+  case $1 in
+    mesa-egress) JAVA_HOME="$START_JAVA_HOME" taskset -c 0 "$repo/bin/mesa-egress" run --config "$WORK/mesa.yaml" \
+                   > "$WORK/start-mesa.out" 2> "$WORK/start-mesa.err" & ;;
+    squid-bump) taskset -c 0 squid -N -f "$WORK/squid/squid.conf" > "$WORK/start-squid.out" 2>&1 & ;;
+    tinyproxy) taskset -c 0 tinyproxy -d -c "$WORK/tinyproxy.conf" > "$WORK/start-tiny.out" 2>&1 & ;;
+  esac
+  STARTED_PID=$!
+  PIDS+=($STARTED_PID)
+}
+wait_ready() {  # system, pid: the ms from the start to ready, or "" after 30 s
+  local i
+  for i in $(seq 3000); do
+    case $1 in
+      mesa-egress) ready_mesa && { echo $(( $(now_ms) - STARTED_MS )); return; } ;;
+      squid-bump) ready_port $SQUID_BUMP_PORT && { echo $(( $(now_ms) - STARTED_MS )); return; } ;;
+      tinyproxy) ready_port $TINY_PORT && { echo $(( $(now_ms) - STARTED_MS )); return; } ;;
+    esac
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.01
+  done
+  echo ""
+}
+first_request() {  # system: the first request's total time in ms
+  local url="https://localhost/1k.json"
+  [ "$UP_HTTPS" = 443 ] || url="https://localhost:$UP_HTTPS/1k.json"
+  local t
+  case $1 in
+    mesa-egress) t=$(curl -s -m 10 -o /dev/null -w '%{time_total}' -x "http://127.0.0.1:$MESA_PORT" --cacert "$WORK/mesa-ca/ca.pem" "$url" || true) ;;
+    squid-bump) t=$(curl -s -m 10 -o /dev/null -w '%{time_total}' -x "http://127.0.0.1:$SQUID_BUMP_PORT" --cacert "$WORK/squid-ca.pem" "$url" || true) ;;
+    tinyproxy) t=$(curl -s -m 10 -o /dev/null -w '%{time_total}' -x "http://127.0.0.1:$TINY_PORT" --cacert "$WORK/ca.pem" "$url" || true) ;;
+  esac
+  awk -v t="${t:-0}" 'BEGIN { printf "%.1f", t * 1000 }'
+}
+stop_proxy() {  # pid
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  kill -9 "$1" 2>/dev/null || true
+}
+START_RUNS="${START_RUNS:-5}" START_CURVE_S="${START_CURVE_S:-30}"
+START_JAVA_HOME="${JAVA_HOME:-}"
+[ -x "$repo/sidecar-image/target/jlink-runtime/bin/java" ] && START_JAVA_HOME="$repo/sidecar-image/target/jlink-runtime"
+if want s; then
+  [ -f "$WORK/mesa-ca/ca.pem" ] || "$repo/bin/mesa-egress" ca init --out "$WORK/mesa-ca" >/dev/null
+  systems=(mesa-egress)
+  if have squid; then
+    rm -rf "$WORK/squid/ssl_db"
+    /usr/lib/squid/security_file_certgen -c -s "$WORK/squid/ssl_db" -M 4MB >/dev/null
+    id proxy >/dev/null 2>&1 && chown -R proxy:proxy "$WORK/squid"
+    systems+=(squid-bump)
+  fi
+  have tinyproxy && systems+=(tinyproxy)
+  for sys in "${systems[@]}"; do
+    for run in $(seq "$START_RUNS"); do
+      log "start: $sys, fresh start $run of $START_RUNS"
+      start_proxy "$sys"
+      pid=$STARTED_PID
+      ready=$(wait_ready "$sys" "$pid")
+      first=""; rss=""
+      if [ -n "$ready" ]; then
+        first=$(first_request "$sys")
+        if [ "$run" = 1 ]; then
+          sleep "$(awk -v s="$STARTED_MS" -v n="$(now_ms)" 'BEGIN { w = (s + 60000 - n) / 1000; print (w > 0 ? w : 0) }')"
+          rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+        fi
+      else
+        note "start: $sys was not ready within 30 s (run $run)"
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\n' "$sys" "$run" "$ready" "$first" "$rss" >> "$WORK/startup.tsv"
+      stop_proxy "$pid"
+    done
+  done
+  if have hey; then
+    curve_url="https://localhost/1k.json"
+    [ "$UP_HTTPS" = 443 ] || curve_url="https://localhost:$UP_HTTPS/1k.json"
+    for sys in mesa-egress squid-bump; do
+      [[ " ${systems[*]} " == *" $sys "* ]] || continue
+      log "start: $sys loaded from its first second, $START_CURVE_S s"
+      start_proxy "$sys"
+      pid=$STARTED_PID
+      [ -n "$(wait_ready "$sys" "$pid")" ] || { note "start: $sys not ready for the curve"; stop_proxy "$pid"; continue; }
+      case $sys in
+        mesa-egress) proxy_url="http://127.0.0.1:$MESA_PORT" ;;
+        squid-bump) proxy_url="http://127.0.0.1:$SQUID_BUMP_PORT" ;;
+      esac
+      for second in $(seq "$START_CURVE_S"); do
+        rps=$(timeout 10 taskset -c 1 hey -z 1s -c "$CONNS" -t 5 -x "$proxy_url" "$curve_url" 2>/dev/null \
+              | awk '/Requests\/sec:/ {print $2}' || true)
+        printf '%s\t%s\t%s\n' "$sys" "$second" "${rps:-0}" >> "$WORK/startup-curve.tsv"
+      done
+      stop_proxy "$pid"
+    done
+  fi
+fi
+
 taskset -c 0 "$repo/bin/mesa-egress" run --config "$WORK/mesa.yaml" > "$WORK/mesa.out" 2> "$WORK/mesa.err" &
 MESA_PID=$!
 PIDS+=($MESA_PID)
@@ -491,8 +600,14 @@ elapsed=$(( $(date +%s) - started_at ))
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
   echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "java_opts=${MESA_EGRESS_JAVA_OPTS:-}"
+  echo "start_java=$("${START_JAVA_HOME:+$START_JAVA_HOME/bin/}java" -version 2>&1 | head -1) (${START_JAVA_HOME:-java on PATH})"
+  echo "start_runs=$START_RUNS"
 } > "$WORK/meta.txt"
 python3 "$here/load/report.py" "$WORK" "$here/RESULTS.md"
+if have gnuplot && [ -f "$WORK/plot-startup.dat" ]; then
+  gnuplot -e "dat='$WORK/plot-startup.dat'; out='$here/results-startup.png'" "$here/load/plot-startup.gp" \
+    || note "gnuplot failed on the start curve"
+fi
 if have gnuplot && [ -f "$WORK/plot-ratio.dat" ]; then
   gnuplot -e "dat='$WORK/plot-ratio.dat'; dat2='$WORK/plot-p99.dat'; out='$here/results-throughput.png'; out2='$here/results-p99.png'" \
     "$here/load/plot.gp" 2>>"$WORK/gnuplot.log" \

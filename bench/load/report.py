@@ -78,6 +78,33 @@ for line in (work / "rows.tsv").read_text().splitlines():
     rows.append(r)
 by = {(r["scenario"], r["system"]): r for r in rows}
 
+# scenario s: fresh starts (startup.tsv: system, run, ms to ready, first request ms, idle VmRSS KiB at 60 s)
+starts = {}
+if (work / "startup.tsv").exists():
+    for line in (work / "startup.tsv").read_text().splitlines():
+        system, run, ready, first, rss = (line.split("\t") + ["", "", "", "", ""])[:5]
+        st = starts.setdefault(system, {"ready": [], "first": [], "rss": None, "runs": 0})
+        st["runs"] += 1
+        if ready:
+            st["ready"].append(float(ready))
+        if first and float(first) > 0:
+            st["first"].append(float(first))
+        if rss:
+            st["rss"] = int(rss) / 1024
+curve = {}
+if (work / "startup-curve.tsv").exists():
+    for line in (work / "startup-curve.tsv").read_text().splitlines():
+        system, second, rps = line.split("\t")
+        curve.setdefault(system, {})[int(second)] = float(rps or 0)
+
+
+def median(xs):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
 
 def direct_of(scen):
     return by.get((scen, "direct")) or (by.get(("b", "direct")) if scen in ("c", "c-cold") else None)
@@ -191,6 +218,50 @@ for r in rows:
       f"{r['reused_ok']} {r.get('reuse_errors') or ''} | {r['open_seconds']} |")
 w("")
 
+if starts:
+    w("### (s) fresh starts")
+    w("")
+    w(f"Each proxy started {meta.get('start_runs', '5')} times on CPU 0, alone (before the long-running proxies of the other "
+      "scenarios start): the time from the exec to ready (mesa-egress: `/readyz` answers 200; Squid and tinyproxy: the port "
+      "accepts), then one request through it with curl (intercepted HTTPS to `localhost` for mesa-egress and Squid ssl-bump, "
+      "an opaque tunnel for tinyproxy, which cannot intercept); the first start of each then idles until 60 s after its start "
+      f"and its `VmRSS` is read. mesa-egress here runs on {meta.get('start_java', 'the Java on PATH')}.")
+    w("")
+    w("| system | to ready, p50 ms | (min-max) | first request, p50 ms | (min-max) | idle RSS 60 s after start, MiB |")
+    w("|---|---|---|---|---|---|")
+    for sysname in ["mesa-egress", "squid-bump", "tinyproxy"]:
+        st = starts.get(sysname)
+        if not st:
+            continue
+        rd, fr = st["ready"], st["first"]
+        w(f"| {sysname} | {fmt_num(median(rd))} | {fmt_num(min(rd)) if rd else '-'}-{fmt_num(max(rd)) if rd else '-'} | "
+          f"{fmt_num(median(fr), 1)} | {fmt_num(min(fr), 1) if fr else '-'}-{fmt_num(max(fr), 1) if fr else '-'} | "
+          f"{fmt_num(st['rss'], 1)} |")
+    w("")
+    if curve:
+        w("Throughput from a fresh start: one `hey -z 1s -c " + meta["conns"] + "` of intercepted 1 KiB requests per second, "
+          "starting as soon as the proxy is ready (`results-startup.png`). Requests per second in each second:")
+        w("")
+        names = [n for n in ["mesa-egress", "squid-bump"] if n in curve]
+        secs_all = sorted({k for n in names for k in curve[n]})
+        w("| second | " + " | ".join(names) + (" | mesa / Squid |" if len(names) == 2 else " |"))
+        w("|---|" + "---|" * len(names) + ("---|" if len(names) == 2 else ""))
+        for sec in secs_all:
+            vals = [curve[n].get(sec) for n in names]
+            cells = " | ".join(fmt_num(v) for v in vals)
+            rt = ratio(vals[0], vals[1]) if len(vals) == 2 else None
+            w(f"| {sec} | {cells}" + (f" | {fmt_num(rt, 2) if rt else '-'} |" if len(names) == 2 else " |"))
+        sums = {n: sum(curve[n].get(k, 0) for k in range(1, 11)) for n in names}
+        if len(names) == 2 and sums[names[1]]:
+            w("")
+            w(f"First 10 s: mesa-egress {fmt_num(sums[names[0]] / 10)} req/s against Squid ssl-bump's {fmt_num(sums[names[1]] / 10)}: "
+              f"{sums[names[0]] / sums[names[1]]:.2f}x.")
+        with open(work / "plot-startup.dat", "w") as f:
+            f.write("second " + " ".join(names) + "\n")
+            for sec in secs_all:
+                f.write(f"{sec} " + " ".join(f"{curve[n].get(sec, 0):.0f}" for n in names) + "\n")
+    w("")
+
 # ---- ratios mesa-egress / peer
 w("## Ratios")
 w("")
@@ -262,6 +333,20 @@ for s in ["a", "b", "c", "d", "d-tls", "f"]:
     peer = "squid-bump" if s in ("c", "d-tls") else "squid"
     mp, sp = g(s, "mesa-egress", "p99"), g(s, peer, "p99")
     target(f"({s}) p99 <= Squid's (ms)", mp * 1000 if mp else None, sp * 1000 if sp else None, False, " ms")
+# issue 19's start targets
+st = starts.get("mesa-egress")
+if st:
+    target("(s) start to /readyz <= 400 ms (p50 of fresh starts)", median(st["ready"]), 400, False, " ms")
+    target("(s) first intercepted response after ready <= 50 ms (p50)", median(st["first"]), 50, False, " ms")
+    target("(s) idle RSS 60 s after start <= 48 MiB", st["rss"], 48, False, " MiB")
+m_curve, s_curve = curve.get("mesa-egress"), curve.get("squid-bump")
+if m_curve and s_curve:
+    m10 = sum(m_curve.get(k, 0) for k in range(1, 11))
+    s10 = sum(s_curve.get(k, 0) for k in range(1, 11))
+    target("(s) first 10 s after start, intercepted req/s >= 1.0x Squid", m10 / 10, s10 / 10 if s10 else None, True, "",
+           "(Squid ssl-bump, this run)")
+target("(c) RSS under scenario c <= 80 MiB (peak)", g("c", "mesa-egress", "hwm_mib"), 80, False, " MiB")
+target(f"(e) RSS <= 150 MiB with {meta['idle_conns']} idle connections (issue 19)", e_rss, 150, False, " MiB")
 jmh = []
 if (work / "jmh.json").exists():
     try:
@@ -307,7 +392,7 @@ w("")
 w("## Commands")
 w("")
 w("```")
-w("bench/run.sh        # WARMUP=5 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS=\"a b c d e f\"")
+w("bench/run.sh        # WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS=\"s a b c d e f\" START_RUNS=5 START_CURVE_S=30")
 w("# what it runs, per cell (PROXY = http://127.0.0.1:13128/ for mesa-egress, :13129 Squid, :13130 Squid ssl-bump, :13131 tinyproxy):")
 w("taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency http://127.0.0.1:18080/1k.json                              # a direct")
 w("TARGET_URL=http://127.0.0.1:18080/1k.json taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency -s bench/load/proxy.lua PROXY  # a")
