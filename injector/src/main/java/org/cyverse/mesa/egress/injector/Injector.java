@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.injector.RequestPlaces.Needle;
 import org.cyverse.mesa.egress.injector.RequestPlaces.Place;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
@@ -39,31 +38,12 @@ public final class Injector implements CredentialStep {
 
     private final List<CredentialSpec> credentials;
     private final SecretValues store;
-    /** Each credential's sentinel as searched for, by credential name: fixed by the config. */
-    private final Map<String, Needle> sentinelNeedles;
     private final BodyScanPlans bodyPlans;
-    /**
-     * The secrets' needles of the last request, with the values they were made from: a request
-     * whose store values are the same objects reuses them instead of re-encoding every secret.
-     */
-    private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), Map.of());
+    /** The checks of step 5 that refuse: a real secret, a sentinel out of scope, a sentinel over plain http. */
+    private final RefusingChecks checks;
     /** The Basic credentials this injector wrote, for response scrubbing. */
     private final EmittedForms emitted = new EmittedForms();
     private final SecretScrubbing scrubbing;
-
-    private record SecretNeedles(Map<String, Secret> from, Map<CredentialSpec, Needle> needles) {
-        boolean madeFrom(Map<String, Secret> secrets) {
-            if (from.size() != secrets.size()) {
-                return false;
-            }
-            for (Map.Entry<String, Secret> e : secrets.entrySet()) {
-                if (from.get(e.getKey()) != e.getValue()) {
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
 
     /**
      * @param credentials the configured credentials, in config order (the order refusals and
@@ -73,13 +53,7 @@ public final class Injector implements CredentialStep {
     public Injector(List<CredentialSpec> credentials, SecretValues store) {
         this.credentials = List.copyOf(credentials);
         this.store = store;
-        Map<String, Needle> sentinels = new HashMap<>();
-        for (CredentialSpec c : this.credentials) {
-            if (c.sentinel() != null) {
-                sentinels.put(c.name(), Needle.of(c.sentinel()));
-            }
-        }
-        this.sentinelNeedles = Map.copyOf(sentinels);
+        this.checks = new RefusingChecks(this.credentials);
         this.bodyPlans = new BodyScanPlans(this.credentials, store);
         this.scrubbing = new SecretScrubbing(this.credentials, store, emitted);
     }
@@ -96,7 +70,7 @@ public final class Injector implements CredentialStep {
         // One read of the store per request: every check below sees the same values.
         Map<String, Secret> secrets = currentSecrets();
         Map<String, Place> sentinelAt = new HashMap<>();
-        Injection refused = refusal(request, RequestPlaces.of(request), secrets, sentinelAt);
+        Injection refused = checks.refusal(request, RequestPlaces.of(request), secrets, sentinelAt);
         if (refused != null) {
             return refused;
         }
@@ -134,7 +108,7 @@ public final class Injector implements CredentialStep {
     public Injection trailers(OutgoingRequest request, List<Map.Entry<String, String>> fields) {
         Map<String, Secret> secrets = currentSecrets();
         Map<String, Place> sentinelAt = new HashMap<>();
-        Injection refused = refusal(request, RequestPlaces.ofTrailers(fields), secrets, sentinelAt);
+        Injection refused = checks.refusal(request, RequestPlaces.ofTrailers(fields), secrets, sentinelAt);
         if (refused != null) {
             return refused;
         }
@@ -156,66 +130,6 @@ public final class Injector implements CredentialStep {
         return done.isEmpty() ? new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), fields, Map.of(), List.of(),
                 "no credential applies", null) : new Injection(Injection.Outcome.INJECTED, done.get(0).credential(), request.pathAndQuery(),
                 out, Map.of(), done, "sentinels replaced in trailer fields", null);
-    }
-
-    /**
-     * The checks of step 5 that refuse, over {@code places}: a real secret anywhere, a sentinel
-     * outside its credential's scope, a sentinel over plain http; {@code null} when none refuses,
-     * with where each credential's sentinel was found put in {@code sentinelAt}.
-     */
-    private Injection refusal(OutgoingRequest request, List<Place> places, Map<String, Secret> secrets, Map<String, Place> sentinelAt) {
-        Destination destination = request.destination();
-        String path = RequestPlaces.path(request.pathAndQuery());
-
-        // A real key from the agent means it got hold of one: stop it wherever it was going,
-        // its own host included. Places outside, secrets inside: the first label reported has
-        // been checked against every secret already.
-        Map<CredentialSpec, Needle> secretNeedles = secretNeedles(secrets);
-        for (Place place : places) {
-            for (Map.Entry<CredentialSpec, Needle> e : secretNeedles.entrySet()) {
-                CredentialSpec c = e.getKey();
-                if (e.getValue().in(place)) {
-                    return refusal(Injection.Outcome.SECRET_LEAK, c, place.code(), "the request carries the real secret of credential "
-                            + c.name() + " in " + place.label() + "; agents hold sentinels, never real keys");
-                }
-            }
-        }
-
-        for (CredentialSpec c : credentials) {
-            Needle sentinel = sentinelNeedles.get(c.name());
-            Place where = sentinel == null ? null : firstPlace(sentinel, places);
-            if (where != null) {
-                sentinelAt.put(c.name(), where);
-            }
-        }
-
-        // A sentinel headed elsewhere is a prompt-injected agent (or a confused one) trying to
-        // send a credential to a host it does not belong to: refuse and record, never "just
-        // forward the placeholder".
-        for (CredentialSpec c : credentials) {
-            Place where = sentinelAt.get(c.name());
-            if (where == null || !request.tls() && !c.allowPlaintext() && CredentialReach.hostMatches(c, destination)) {
-                continue; // no sentinel, or the plain-http case below
-            }
-            String miss = CredentialReach.miss(c, destination, request.method(), path);
-            if (miss != null) {
-                return refusal(Injection.Outcome.MISMATCH, c, where.code(), "a sentinel of credential " + c.name() + " in " + where.label()
-                        + " is headed to " + destination.authority() + ", outside the credential's scope (" + miss + ")");
-            }
-        }
-
-        // Plain http is readable (and rewritable) by every hop: a secret never goes out on it
-        // unless the credential says so.
-        if (!request.tls()) {
-            for (CredentialSpec c : credentials) {
-                if (sentinelAt.containsKey(c.name()) && !c.allowPlaintext()) {
-                    Place where = sentinelAt.get(c.name());
-                    return refusal(Injection.Outcome.PLAINTEXT, c, where.code(), "a sentinel of credential " + c.name() + " in "
-                            + where.label() + " would be replaced over plain http; use https");
-                }
-            }
-        }
-        return null;
     }
 
     private Injection inject(OutgoingRequest request, List<CredentialSpec> applied, Map<String, Secret> secrets,
@@ -320,23 +234,6 @@ public final class Injector implements CredentialStep {
         return scrubbing.redactField(field);
     }
 
-    /** The needles of {@code secrets}, in config order; those of the last request when the values are the same. */
-    private Map<CredentialSpec, Needle> secretNeedles(Map<String, Secret> secrets) {
-        SecretNeedles last = lastSecretNeedles;
-        if (last.madeFrom(secrets)) {
-            return last.needles();
-        }
-        Map<CredentialSpec, Needle> needles = new LinkedHashMap<>();
-        for (CredentialSpec c : credentials) {
-            Secret secret = secrets.get(c.name());
-            if (secret != null) {
-                needles.put(c, Needle.of(secret.reveal()));
-            }
-        }
-        lastSecretNeedles = new SecretNeedles(Map.copyOf(secrets), needles);
-        return needles;
-    }
-
     private Map<String, Secret> currentSecrets() {
         Map<String, Secret> secrets = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
@@ -346,16 +243,7 @@ public final class Injector implements CredentialStep {
         return secrets;
     }
 
-    private static Place firstPlace(Needle needle, List<Place> places) {
-        for (Place place : places) {
-            if (needle.in(place)) {
-                return place;
-            }
-        }
-        return null;
-    }
-
-    private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String place, String detail) {
+    static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String place, String detail) {
         return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, place);
     }
 }
