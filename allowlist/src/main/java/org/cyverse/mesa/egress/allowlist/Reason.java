@@ -36,7 +36,11 @@ public enum Reason {
     /** 403: not allowed, but approvable through the approval inbox: the answer carries the approval's id. */
     APPROVAL_REQUIRED,
     /** 429: a request carrying a credential would pass one of that credential's {@code limits}. */
-    CREDENTIAL_BUDGET_EXCEEDED;
+    CREDENTIAL_BUDGET_EXCEEDED,
+    /** 403: a request signed in a way the proxy cannot re-sign (SigV4a, signature version 2, signed chunks it does not handle). */
+    SIGV4_UNSUPPORTED,
+    /** 403 (an extension of SPEC.md's list): a SigV4 signature that is not the sentinel key's over the request; never re-signed. */
+    SIGV4_SIGNATURE_MISMATCH;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

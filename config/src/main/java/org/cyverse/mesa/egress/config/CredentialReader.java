@@ -18,7 +18,7 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 final class CredentialReader {
 
     static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits");
+            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits", "aws_sigv4");
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -100,7 +100,12 @@ final class CredentialReader {
         }
         MintSpec mint = null;
         SecretRef secret = null;
-        if (c.present("mint")) {
+        SigV4Reader.Read sigv4 = null;
+        if (c.present("aws_sigv4")) {
+            sigv4 = SigV4Reader.read(c, broker, sentinels, key);
+            secret = sigv4 == null ? null : sigv4.secretAccessKey();
+            sentinel = sigv4 == null ? null : sigv4.keys().sentinelAccessKeyId();
+        } else if (c.present("mint")) {
             if (c.present("secret")) {
                 c.problem("secret", "a minted credential has no secret: the proxy makes its value (remove secret, or remove mint)");
             }
@@ -115,7 +120,7 @@ final class CredentialReader {
             return null;
         }
         CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
-                bodySubstitution, mint, limits);
+                bodySubstitution, mint, limits, sigv4 == null ? null : sigv4.keys());
         return new Entry(spec, key, hostTexts);
     }
 

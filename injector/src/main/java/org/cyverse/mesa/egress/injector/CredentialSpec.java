@@ -24,6 +24,8 @@ import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
  *     for APIs that carry keys in JSON bodies; off by default
  * @param mint how the value is minted ({@code mint:}), or {@code null} when it is read from {@code secret}
  * @param limits the proxy's own limits on requests carrying this credential ({@code limits:}); {@link CredentialLimits#NONE} by default
+ * @param sigv4 for an {@code aws_sigv4} credential (requests re-signed, {@code secret} is the real secret access key and
+ *     {@code sentinel} the sentinel access key id), or {@code null}
  */
 public record CredentialSpec(
         String name,
@@ -38,7 +40,15 @@ public record CredentialSpec(
         boolean allowPlaintext,
         boolean bodySubstitution,
         org.cyverse.mesa.egress.injector.mint.MintSpec mint,
-        CredentialLimits limits) {
+        CredentialLimits limits,
+        org.cyverse.mesa.egress.injector.sigv4.SigV4Keys sigv4) {
+
+    /** A credential that is not {@code aws_sigv4}. */
+    public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
+            String sentinel, String header, String format, SecretRef secret, boolean allowPlaintext, boolean bodySubstitution,
+            org.cyverse.mesa.egress.injector.mint.MintSpec mint, CredentialLimits limits) {
+        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, mint, limits, null);
+    }
 
     /** A credential read from {@code secret}. */
     public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
@@ -73,11 +83,15 @@ public record CredentialSpec(
     /** This credential with other {@code limits}: the same values, hosts and scope. */
     public CredentialSpec withLimits(CredentialLimits changed) {
         return new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution,
-                mint, changed);
+                mint, changed, sigv4);
     }
 
     /** For {@code check}: where the value comes from (a reference or how it is minted, never a value). */
     public String source() {
+        if (sigv4 != null) {
+            return "aws_sigv4: requests signed with sentinel key id " + sigv4.sentinelAccessKeyId() + " re-signed as " + sigv4.accessKeyId()
+                    + " (secret access key: " + secret + ")";
+        }
         return mint != null ? "minted: " + mint.describe() : "secret: " + secret;
     }
 

@@ -47,7 +47,13 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
         /** A sentinel over plain http to a credential that does not allow it: 403 plaintext_credential. */
         PLAINTEXT("plaintext"),
         /** The credential applies but has no valid value now: 503 credential_unavailable. */
-        UNAVAILABLE("unavailable");
+        UNAVAILABLE("unavailable"),
+        /** A signature the credential's kind cannot re-sign (SigV4a, signature version 2, ...): 403 sigv4_unsupported. */
+        UNSUPPORTED("unsupported"),
+        /** A signature that is not the sentinel key's over this request: 403 sigv4_signature_mismatch. */
+        BAD_SIGNATURE("bad_signature"),
+        /** A signature whose own syntax is broken (parts missing or named twice): 400 bad_request. */
+        MALFORMED("malformed");
 
         private final String label;
 

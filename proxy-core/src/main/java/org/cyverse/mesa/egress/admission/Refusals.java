@@ -78,7 +78,8 @@ public final class Refusals {
             case CREDENTIAL_BUDGET_EXCEEDED -> 429;
             case APPROVAL_REQUIRED -> 403;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
-                    CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED -> 403;
+                    CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED, SIGV4_UNSUPPORTED,
+                    SIGV4_SIGNATURE_MISMATCH -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
     }
@@ -142,6 +143,9 @@ public final class Refusals {
             case SECRET_LEAK -> Reason.SECRET_LEAK;
             case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
             case UNAVAILABLE -> Reason.CREDENTIAL_UNAVAILABLE;
+            case UNSUPPORTED -> Reason.SIGV4_UNSUPPORTED;
+            case BAD_SIGNATURE -> Reason.SIGV4_SIGNATURE_MISMATCH;
+            case MALFORMED -> Reason.BAD_REQUEST;
             case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
         };
         return credential(reason, injection.credential(), host, profile, injection.detail());
@@ -161,6 +165,11 @@ public final class Refusals {
                     + "(or set allow_plaintext: true on the credential if the upstream has no TLS)";
             case CREDENTIAL_UNAVAILABLE -> "credential " + credential + " could not be fetched and no valid value is cached; "
                     + "check the proxy's log and /readyz, then retry";
+            case SIGV4_UNSUPPORTED -> "the proxy re-signs AWS Signature Version 4 (AWS4-HMAC-SHA256) for credential " + credential
+                    + ", in an Authorization header or a presigned URL; the error says what this request used and what to change";
+            case SIGV4_SIGNATURE_MISMATCH -> "sign with credential " + credential + "'s sentinel key pair (AWS_ACCESS_KEY_ID and"
+                    + " AWS_SECRET_ACCESS_KEY as the sandbox gives them); the proxy re-signs only what that pair signed";
+            case BAD_REQUEST -> "fix the request's AWS signature (credential " + credential + "): the error says which part is wrong";
             default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
         };
         return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null, 0, Map.of());
@@ -255,6 +264,8 @@ public final class Refusals {
             case CREDENTIAL_BUDGET_EXCEEDED -> "a request to " + target + " would pass a credential's limit";
             case APPROVAL_REQUIRED -> target + " is not on this sandbox's allow-list; it may be approved";
             case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";
+            case SIGV4_UNSUPPORTED -> "the request to " + target + " is signed in a way the proxy cannot re-sign";
+            case SIGV4_SIGNATURE_MISMATCH -> "the request to " + target + " is not signed with its credential's sentinel key";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
         return detail == null ? base : base + " (" + detail + ")";
@@ -287,6 +298,7 @@ public final class Refusals {
                     + " state-changing admin calls are refused";
             case CREDENTIAL_BUDGET_EXCEEDED -> "wait for the time in Retry-After and retry; an operator can raise the credential's limits";
             case APPROVAL_REQUIRED -> "ask the job's owner to approve the request in the approval inbox, then retry";
+            case SIGV4_UNSUPPORTED, SIGV4_SIGNATURE_MISMATCH -> "sign with AWS Signature Version 4 and the sandbox's sentinel key pair";
             case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();
