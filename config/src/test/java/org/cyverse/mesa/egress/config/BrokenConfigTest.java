@@ -109,6 +109,11 @@ class BrokenConfigTest {
             broker-token-no-file.yaml | 7: broker.openbao.auth.token_file: | is required for method token
             broker-wrapped-no-file.yaml | 6: broker.openbao.auth.wrapped_token_file: | is required for method wrapped
             broker-field-unused.yaml | 8: broker.openbao.auth.role: | is not used by method token
+            sigv4-sentinel-id-bad.yaml | 7: credentials[0].aws_sigv4.sentinel_access_key_id: | the key id is written as itself, not as a secret reference
+            sigv4-secret-missing.yaml | 7: credentials[0].aws_sigv4.secret_access_key: | is required
+            sigv4-and-secret.yaml | 6: credentials[0].secret: | an aws_sigv4 credential takes its keys from the aws_sigv4 block
+            sigv4-real-is-sentinel.yaml | 9: credentials[0].aws_sigv4.access_key_id: | is the sentinel_access_key_id
+            sigv4-session-token.yaml | 11: credentials[0].aws_sigv4.session_token: | is not supported yet
             mint-url-plain-http.yaml | 8: credentials[0].mint.litellm.url: | must use https: the master key goes with every call
             mint-url-missing.yaml | 8: credentials[0].mint.litellm.url: | is required
             mint-duration-bad.yaml | 10: credentials[0].mint.litellm.duration: | must be a whole number and s, m, h, d, w or mo

@@ -397,6 +397,35 @@ class GoodConfigTest {
     }
 
     @Test
+    void anAwsSigV4CredentialTakesItsSentinelAndSecretFromItsBlock() throws Exception {
+        Path file = write("sigv4.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "allow:",
+                "  - host: osn.cyverse.org",
+                "  - host: \"*.osn.cyverse.org\"",
+                "credentials:",
+                "  - name: osn",
+                "    hosts: [\"osn.cyverse.org\", \"*.osn.cyverse.org\"]",
+                "    aws_sigv4:",
+                "      sentinel_access_key_id: SNTLSENTINEL00000001",
+                "      sentinel_secret_access_key: sentinel-secret-access-key-0123",
+                "      access_key_id: AKIAREALKEY000000001",
+                "      secret_access_key: \"file:/run/secrets/osn#secret_key\"",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
+        assertTrue(result.ok(), () -> result.problems().toString());
+        org.cyverse.mesa.egress.injector.CredentialSpec osn = result.config().credentials().get(0);
+        assertEquals(new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001", "sentinel-secret-access-key-0123",
+                "AKIAREALKEY000000001"), osn.sigv4());
+        assertEquals("SNTLSENTINEL00000001", osn.sentinel(), "the sentinel key id is kept from other hosts like any sentinel");
+        assertEquals("file:/run/secrets/osn#secret_key", osn.secret().toString());
+        assertEquals(null, osn.header(), "nothing is set: the request is re-signed");
+        assertTrue(osn.source().contains("re-signed as AKIAREALKEY000000001"), osn.source());
+        assertFalse(osn.source().contains("sentinel-secret-access-key"), osn.source());
+    }
+
+    @Test
     void byteLimitsTakeWhatCheckPrints() throws Exception {
         MesaConfig config = loadOk(write("sizes.yaml", "version: 1\nprofile: P2\ncredentials:\n"
                 + "  - name: a\n    hosts: [api.anthropic.com]\n    secret: \"env:A\"\n"

@@ -21,7 +21,8 @@ import java.util.Locale;
  * The content codings (RFC 9110 section 8.4) the proxy can undo to read a body: {@code gzip}
  * ({@code x-gzip}), {@code deflate} (zlib, or raw deflate as some servers send it), {@code br}
  * and {@code zstd}, with Netty's decoders; {@code br} and {@code zstd} need their native
- * libraries, which the build bundles for linux x86_64 and aarch64.
+ * libraries, which the build bundles for linux x86_64 and aarch64. For requests also S3's
+ * {@code aws-chunked} framing ({@link AwsChunkedDecoder}).
  */
 public final class ContentCoding {
 
@@ -148,6 +149,8 @@ public final class ContentCoding {
                 }
                 yield new ZstdDecoder(MAX_ALLOCATION);
             }
+            // S3's chunked upload framing (its payload is what the scan must see).
+            case "aws-chunked" -> new AwsChunkedDecoder();
             default -> throw new UnsupportedCodingException(coding.length() <= 32 ? coding : coding.substring(0, 32) + "...");
         };
     }
