@@ -17,9 +17,18 @@ import java.util.Map;
  * @param place where a refused request carried the sentinel or secret, as the audit record's
  *     {@code place} names it ({@code header}, {@code query}, {@code path}, {@code body}, {@code host},
  *     {@code method}); {@code null} otherwise
+ * @param resigning when the body's aws-chunked chunk signatures must be signed again
+ *     ({@code aws_sigv4}, signed chunks), or {@code null}
  */
 public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
-        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place) {
+        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place,
+        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
+
+    /** An injection that leaves the body's signatures alone. */
+    public Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
+            Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place) {
+        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, null);
+    }
 
     /**
      * One credential put on a request.

@@ -232,6 +232,7 @@ public final class Admission {
         OutgoingRequest sent = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
         OutgoingRequest outgoing = sent;
         Map<String, Secret> body = Map.of(); // a map of its own only when a credential substitutes in the body
+        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning = null; // signed chunks of an aws_sigv4 body
         List<Injection.Applied> applied = new ArrayList<>();
         for (CredentialStep step : steps) {
             Injection injection = step.apply(outgoing);
@@ -251,6 +252,7 @@ public final class Admission {
                 return draft.refuse(Refusals.credential(injection, host, profile()));
             }
             applied.addAll(injection.applied());
+            resigning = injection.resigning() != null ? injection.resigning() : resigning;
             if (!injection.bodySubstitution().isEmpty()) {
                 body = body.isEmpty() ? new LinkedHashMap<>() : body;
                 injection.bodySubstitution().forEach(body::putIfAbsent);
@@ -267,8 +269,7 @@ public final class Admission {
         }
         List<ScanPlan> scans = List.of();
         for (CredentialStep step : steps) {
-            // The body as the client sent it: an in-scope sentinel the proxy substitutes is no finding.
-            ScanPlan plan = step.bodyScan(sent);
+            ScanPlan plan = step.bodyScan(sent); // the body as sent: an in-scope sentinel the proxy substitutes is no finding
             if (!plan.isEmpty()) {
                 scans = scans.isEmpty() ? new ArrayList<>() : scans;
                 scans.add(plan);
@@ -284,7 +285,7 @@ public final class Admission {
             draft.budget = (BudgetTicket) outcome;
         }
         return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body(),
-                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks())));
+                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks()), resigning));
     }
 
     /** The policy's refusal, or the approval inbox's when the host may be approved. */

@@ -62,9 +62,11 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      *     kind that has something to look for; empty when there is nothing
      * @param bodyDlp the {@code dlp} rules for the body, or {@code null} when {@code dlp} is off
      * @param trailers what judges the trailer fields of a chunked body (step 5 again, for them)
+     * @param resigning how the body's aws-chunked chunk signatures are signed again, or {@code null}
      */
     public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
-            List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers) {
+            List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers,
+            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);

@@ -8,6 +8,7 @@ import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.Finding;
+import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 
 /** The reason and facts of a body the gate stopped, for {@link Refusals} to answer. */
 final class BodyRefusals {
@@ -52,6 +53,11 @@ final class BodyRefusals {
             Refusal r = finding.trailers().refusal();
             return sentBytes < 0 ? r : new Refusal(r.status(), r.reason(), r.error() + cut, r.host(), r.hint(), r.rule(),
                     r.retryAfterSeconds(), r.details());
+        }
+        if (finding.resigning() != null) { // aws_sigv4 signed chunks that are not the client's, or whose framing lies
+            ChunkResigner.ChunkException e = finding.resigning();
+            return e.malformed() ? Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, "aws-chunked: " + e.getMessage() + cut)
+                    : Refusals.of(Reason.SIGV4_SIGNATURE_MISMATCH, destination.host(), state.profile(), e.getMessage() + cut);
         }
         if (finding.overloaded()) {
             return Refusals.of(Reason.OVERLOADED, destination.host(), state.profile(), "request bodies held for scanning would pass"

@@ -19,6 +19,7 @@ import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.body.RequestBodyScan;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
+import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.DlpRule;
@@ -40,14 +41,16 @@ final class RequestBodyGate implements AutoCloseable {
      * {@code dlp} rule, no room to hold it ({@code overloaded}: the bytes held across requests
      * would pass {@code limits.scan_hold_total_bytes}), or trailer fields refused.
      */
-    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers) {
+    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
+            ChunkResigner.ChunkException resigning) {
         Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
-            this(hit, unscannable, dlpRule, false, null);
+            this(hit, unscannable, dlpRule, false, null, null);
         }
     }
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
+    private BodyResigning resigning; // aws_sigv4 signed chunks, or null
     /** What judges a chunked body's trailer fields, or {@code null} when the body is not chunked. */
     private final TrailerCheck trailers;
     /** The trailer fields to send, once judged; {@code null} before (or when there are none). */
@@ -60,8 +63,7 @@ final class RequestBodyGate implements AutoCloseable {
 
     /** The held body bytes, in pages. */
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
-    /** The last page, while small chunks may still be copied into it; else {@code null}. */
-    private ByteBuf openPage;
+    private ByteBuf openPage; // the last page, while small chunks may still be copied into it; else null
     private long heldBytes;
     private final boolean dlpBlocks;
     private boolean holding;
@@ -100,7 +102,7 @@ final class RequestBodyGate implements AutoCloseable {
         }
         RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(),
                 HttpUtil.isTransferEncodingChunked(request) ? out.trailers() : null, ContentCoding.of(request.headers()),
-                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit);
+                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit, out.resigning());
         if (gate != null) {
             gate.budget = budget;
             gate.budgetMax = state.config().limits().scanHoldTotalBytes();
@@ -114,25 +116,29 @@ final class RequestBodyGate implements AutoCloseable {
     }
 
     /**
-     * The gate for a request body, or {@code null} when there is nothing to scan or substitute.
+     * The gate for a request body, or {@code null} when there is nothing to scan, substitute or re-sign.
      *
-     * @param contentEncoding the request's {@code Content-Encoding}, or {@code null}
+     * @param trailers what judges the trailer fields of a chunked body; {@code resigning} how its aws-chunked signatures are
+     *     signed again; {@code contentEncoding} its {@code Content-Encoding}: each may be {@code null}
      * @param credentialHost whether a credential covers the destination: a body there must be decodable
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
-    static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, String contentEncoding,
-            boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit) throws RequestBodyScan.UnscannableException {
-        return of(plans, dlp, substitution, null, contentEncoding, credentialHost, holdBytes, dlpAudit);
-    }
-
-    /** @param trailers what judges the trailer fields of a chunked body, or {@code null} */
     static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, TrailerCheck trailers,
-            String contentEncoding, boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit)
-            throws RequestBodyScan.UnscannableException {
+            String contentEncoding, boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit,
+            ChunkResigner.Plan resigning) throws RequestBodyScan.UnscannableException {
         RequestBodyScan scan = plans.isEmpty() && dlp == null ? null : RequestBodyScan.of(plans, dlp, contentEncoding, credentialHost);
         StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
-        return scan == null && replacer == null && trailers == null ? null
+        RequestBodyGate gate = scan == null && replacer == null && trailers == null && resigning == null ? null
                 : new RequestBodyGate(scan, replacer, trailers, holdBytes, dlp != null && dlp.block(), dlpAudit);
+        if (gate != null) {
+            gate.resigning = resigning == null ? null : new BodyResigning(resigning);
+        }
+        return gate;
+    }
+
+    /** {@code chunk} with its aws-chunked signatures signed again (consumed), else itself. */
+    HttpContent resigned(HttpContent chunk) throws ChunkResigner.ChunkException {
+        return resigning == null ? chunk : resigning.resign(chunk);
     }
 
     /** Whether the body's length changes on the way (it is then sent chunked). */
@@ -155,7 +161,7 @@ final class RequestBodyGate implements AutoCloseable {
         if (trailers != null && chunk instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
             TrailerCheck.Outcome judged = trailers.check(last.trailingHeaders().entries());
             if (judged.refusal() != null) {
-                return new Finding(null, null, null, false, judged);
+                return new Finding(null, null, null, false, judged, null);
             }
             if (judged.dlpRule() != null) {
                 dlpAudit.accept(judged.dlpRule(), "trailer"); // audit mode: recorded, the request goes on

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 import org.cyverse.mesa.egress.body.ContentCoding;
 
 /**
@@ -128,13 +129,19 @@ final class RequestUpload {
             send(content);
             return;
         }
+        try {
+            content = gate.resigned(content); // scanned and sent as it goes on: only chunks whose signatures were checked
+        } catch (ChunkResigner.ChunkException e) {
+            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, false, null, e), state != State.HOLDING);
+            return;
+        }
         RequestBodyGate.Finding finding = gate.inspect(content);
         if (finding != null) {
             content.release();
             listener.bodyRefused(finding, state != State.HOLDING);
         } else if (state == State.HOLDING && !gate.reserve(content)) {
             content.release();
-            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true, null), false);
+            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true, null, null), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
             if (gate.holdComplete() && upstream != null) {

@@ -113,9 +113,9 @@ public final class SigV4Step implements CredentialStep {
     private Injection resign(OutgoingRequest request, CredentialSpec c, Secret secret, SigV4Auth auth, String path, QueryParams query,
             Map<String, List<String>> headers) throws SigV4Problem {
         PayloadMode mode = PayloadMode.of(auth, headers);
-        if (mode.signedChunks()) {
-            throw new SigV4Problem(Kind.UNSUPPORTED, "signed aws-chunked uploads (" + mode.hash() + ") are not re-signed yet: over https the"
-                    + " AWS SDKs send UNSIGNED-PAYLOAD or STREAMING-UNSIGNED-PAYLOAD-TRAILER; keep payload signing off for uploads");
+        if (mode.hash().equals(PayloadMode.SIGNED_CHUNKS_TRAILER)) {
+            throw new SigV4Problem(Kind.UNSUPPORTED, "signed aws-chunked uploads with a signed trailer (" + mode.hash() + ") are not"
+                    + " re-signed yet: over https the AWS SDKs send STREAMING-UNSIGNED-PAYLOAD-TRAILER; keep payload signing off for uploads");
         }
         Instant signedAt = instant(auth.amzDate());
         Instant now = clock.instant();
@@ -133,6 +133,7 @@ public final class SigV4Step implements CredentialStep {
         byte[] key = SigV4Signer.signingKey(secret.reveal(), amzDate.substring(0, 8), auth.region(), auth.service());
         String credential = c.sigv4().accessKeyId() + "/" + scope;
         String pathAndQuery;
+        ChunkResigner.Plan resigning = null;
         if (auth.presigned()) {
             long left = Duration.between(now, signedAt.plusSeconds(auth.expires())).getSeconds();
             if (left < 1) {
@@ -155,11 +156,15 @@ public final class SigV4Step implements CredentialStep {
             out.add(Map.entry("Authorization", SigV4Auth.ALGORITHM + " Credential=" + credential + ", SignedHeaders="
                     + String.join(";", names) + ", Signature=" + sig));
             pathAndQuery = request.pathAndQuery();
+            if (mode.signedChunks()) { // each chunk's signature chains to the seed: the client's, and now the real key's
+                resigning = new ChunkResigner.Plan(c.name(), SigV4Signer.signingKey(c.sigv4().sentinelSecretAccessKey(), auth.scopeDate(),
+                        auth.region(), auth.service()), auth.amzDate(), auth.scope(), auth.signature(), key, amzDate, scope, sig);
+            }
         }
         String action = "re-signed with the real key (" + (auth.presigned() ? "presigned URL" : "Authorization header") + ", "
                 + mode.hash() + ")";
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, out, Map.of(),
-                List.of(new Injection.Applied(c.name(), List.of(action))), "re-signed for " + c.name(), null);
+                List.of(new Injection.Applied(c.name(), List.of(action))), "re-signed for " + c.name(), null, resigning);
     }
 
     /** Refuses a signature that is not the sentinel secret's over exactly this request. */

@@ -1,6 +1,8 @@
 package org.cyverse.mesa.egress.injector.sigv4;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -350,14 +352,50 @@ class SigV4StepTest {
     }
 
     @Test
-    void signedChunksAreRefusedUntilTheyAreReSignedToo() {
+    void signedChunksTheSdkWroteAreReSignedInTheRealKeysChain() throws Exception {
+        Instant now = Instant.parse("2026-12-02T11:00:00Z");
+        byte[] object = "0123456789".repeat(30000).getBytes(java.nio.charset.StandardCharsets.US_ASCII); // 300,000 bytes: 3 chunks
+        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(URI.create("https://osn.example.org/bucket/k"))
+                .putHeader("Host", "osn.example.org").putHeader("Content-Length", Integer.toString(object.length)).build();
+        SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r.request(request)
+                .identity(AwsCredentialsIdentity.create(SENTINEL_KEY, S3_SECRET)).payload(() -> new java.io.ByteArrayInputStream(object))
+                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1").putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false).putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true).putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
+                .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now.minusSeconds(5), ZoneOffset.UTC)));
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        signed.request().forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+        assertEquals(PayloadMode.SIGNED_CHUNKS, header(new Injection(Injection.Outcome.UNCHANGED, null, "/", headers, Map.of(), List.of(),
+                "", null), "x-amz-content-sha256"));
+        byte[] body = signed.payload().orElseThrow().newStream().readAllBytes();
+
+        Injection out = step(now).apply(new OutgoingRequest(true, dest("osn.example.org"), "PUT", "/bucket/k", headers));
+        assertEquals(Injection.Outcome.INJECTED, out.outcome(), out.detail());
+        assertEquals("osn", out.resigning().credential());
+        byte[] resigned = ChunkResignerTest.run(out.resigning().start(), body, 10000);
+        assertEquals(body.length, resigned.length, "Content-Length stays true");
+        String seed = header(out, "Authorization").substring(header(out, "Authorization").indexOf("Signature=") + 10);
+        byte[] realKey = SigV4Signer.signingKey(REAL_SECRET, "20261202", "us-east-1", "s3");
+        ChunkResigner.Chain upstream = new ChunkResigner.Chain(realKey, "20261202T110000Z", "20261202/us-east-1/s3/aws4_request", seed);
+        ChunkResigner.Chain same = new ChunkResigner.Chain(realKey, "20261202T110000Z", "20261202/us-east-1/s3/aws4_request", seed);
+        assertArrayEquals(resigned, ChunkResignerTest.run(new ChunkResigner(upstream, same, 1 << 20), resigned, 4096),
+                "the upstream finds every chunk signed by the real key, chained to the new seed");
+
+        byte[] changed = body.clone();
+        changed[body.length / 2] ^= 1;
+        assertThrows(ChunkResigner.ChunkException.class, () -> ChunkResignerTest.run(out.resigning().start(), changed, 10000),
+                "a chunk changed after the client signed it is not re-signed");
+    }
+
+    @Test
+    void signedChunksWithASignedTrailerAreRefusedForNow() {
         Injection out = step(Instant.parse("2026-12-02T11:00:00Z")).apply(request("PUT", "osn.example.org", "/bucket/k",
                 "Host:osn.example.org", "Content-Length:100", "Content-Encoding:aws-chunked", "x-amz-decoded-content-length:10",
-                "x-amz-content-sha256:" + PayloadMode.SIGNED_CHUNKS, "x-amz-date:20261202T110000Z",
+                "x-amz-content-sha256:" + PayloadMode.SIGNED_CHUNKS_TRAILER, "x-amz-date:20261202T110000Z",
                 "Authorization:AWS4-HMAC-SHA256 Credential=" + SENTINEL_KEY + "/20261202/us-east-1/s3/aws4_request, "
                 + "SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=" + "0".repeat(64)));
         assertEquals(Injection.Outcome.UNSUPPORTED, out.outcome(), out.detail());
-        assertTrue(out.detail().contains(PayloadMode.SIGNED_CHUNKS), out.detail());
+        assertTrue(out.detail().contains(PayloadMode.SIGNED_CHUNKS_TRAILER), out.detail());
     }
 
     @Test

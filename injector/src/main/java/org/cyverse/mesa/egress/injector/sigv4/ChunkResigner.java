@@ -1,0 +1,213 @@
+package org.cyverse.mesa.egress.injector.sigv4;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Re-signs an aws-chunked body signed chunk by chunk ({@code STREAMING-AWS4-HMAC-SHA256-PAYLOAD}):
+ * each chunk's {@code chunk-signature} is checked in the client's chain (sentinel key, the
+ * client's date and scope, starting from the client's seed signature) and replaced by the
+ * signature in the real key's chain (starting from the re-signed request's seed). A chunk's
+ * signature comes before its data, so each chunk is held until its data is complete: memory is
+ * bounded by {@code maxChunk}, never by the object. The framing is kept byte for byte but for
+ * the signatures, which have the same length: {@code Content-Length} does not change.
+ * Not thread-safe: one per request body.
+ */
+public final class ChunkResigner {
+
+    /** The body cannot be re-signed: its framing lies, a chunk is too large, or a signature is not the client's. */
+    public static final class ChunkException extends Exception {
+        private final boolean malformed;
+
+        ChunkException(String message) {
+            this(message, true);
+        }
+
+        ChunkException(String message, boolean malformed) {
+            super(message, null, false, false);
+            this.malformed = malformed;
+        }
+
+        /** Whether the framing is broken (400), rather than a signature not the client's (403). */
+        public boolean malformed() {
+            return malformed;
+        }
+    }
+
+    private static final byte[] SIGNATURE_KEY = ";chunk-signature=".getBytes(StandardCharsets.US_ASCII);
+    private static final int MAX_LINE = 256;
+
+    private final Chain client;
+    private final Chain real;
+    private final int maxChunk;
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+    private final MessageDigest digest;
+    private byte[] data;
+    private int filled;
+    private String sizeText;
+    private String pendingSignature;
+    private boolean done;
+
+    /** One signature chain: key, date, scope and the signature the next chunk is chained to. */
+    static final class Chain {
+        private final byte[] key;
+        private final String amzDate;
+        private final String scope;
+        private String previous;
+
+        Chain(byte[] key, String amzDate, String scope, String seed) {
+            this.key = key;
+            this.amzDate = amzDate;
+            this.scope = scope;
+            this.previous = seed;
+        }
+
+        String next(String chunkSha256) {
+            previous = SigV4Signer.chunkSignature(key, amzDate, scope, previous, chunkSha256);
+            return previous;
+        }
+    }
+
+    /** The largest chunk held to be re-signed (the SDKs send 64 KiB to 1 MiB). */
+    public static final int MAX_CHUNK = 8 << 20;
+
+    /**
+     * How to re-sign one body, fixed when its head was re-signed: the client's chain and the real
+     * key's, each from its seed signature. Holds signing keys (derived, one day and scope only).
+     */
+    public static final class Plan {
+        private final String credential;
+        private final byte[] clientKey;
+        private final String clientDate;
+        private final String clientScope;
+        private final String clientSeed;
+        private final byte[] realKey;
+        private final String realDate;
+        private final String realScope;
+        private final String realSeed;
+
+        Plan(String credential, byte[] clientKey, String clientDate, String clientScope, String clientSeed, byte[] realKey, String realDate,
+                String realScope, String realSeed) {
+            this.credential = credential;
+            this.clientKey = clientKey;
+            this.clientDate = clientDate;
+            this.clientScope = clientScope;
+            this.clientSeed = clientSeed;
+            this.realKey = realKey;
+            this.realDate = realDate;
+            this.realScope = realScope;
+            this.realSeed = realSeed;
+        }
+
+        /** The credential whose real key signs. */
+        public String credential() {
+            return credential;
+        }
+
+        /** A re-signer for one body. */
+        public ChunkResigner start() {
+            return new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
+                    new Chain(realKey, realDate, realScope, realSeed), MAX_CHUNK);
+        }
+
+        @Override
+        public String toString() {
+            return "ChunkResigner.Plan[" + clientScope + " -> " + realScope + "]";
+        }
+    }
+
+    ChunkResigner(Chain client, Chain real, int maxChunk) {
+        this.client = client;
+        this.real = real;
+        this.maxChunk = maxChunk;
+        try {
+            this.digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /** Takes the next bytes of the body; returns what may be sent now (whole re-signed chunks). */
+    public byte[] feed(byte[] in, int off, int len) throws ChunkException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int i = off;
+        int end = off + len;
+        while (i < end) {
+            if (done) {
+                throw new ChunkException("bytes after the last chunk");
+            }
+            if (data == null) { // reading a chunk's size line
+                byte b = in[i++];
+                line.write(b);
+                if (line.size() > MAX_LINE) {
+                    throw new ChunkException("a chunk header longer than " + MAX_LINE + " bytes");
+                }
+                if (b == '\n') {
+                    startChunk();
+                }
+            } else {
+                int n = Math.min(end - i, data.length - filled);
+                System.arraycopy(in, i, data, filled, n);
+                filled += n;
+                i += n;
+                if (filled == data.length) {
+                    endChunk(out);
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** The body ended; throws when it ended before its last chunk. */
+    public void finish() throws ChunkException {
+        if (!done) {
+            throw new ChunkException("the body ends before its last chunk");
+        }
+    }
+
+    private void startChunk() throws ChunkException {
+        byte[] header = line.toByteArray();
+        line.reset();
+        String text = new String(header, StandardCharsets.US_ASCII);
+        int semicolon = text.indexOf(';');
+        if (!text.endsWith("\r\n") || semicolon <= 0 || !text.startsWith(";chunk-signature=", semicolon)
+                || text.length() != semicolon + SIGNATURE_KEY.length + 64 + 2) {
+            throw new ChunkException("a chunk header that is not SIZE;chunk-signature=SIGNATURE");
+        }
+        sizeText = text.substring(0, semicolon);
+        long size;
+        try {
+            size = sizeText.length() > 8 ? -1 : Long.parseLong(sizeText, 16);
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        if (size < 0 || size > maxChunk) {
+            throw new ChunkException(size < 0 ? "a chunk size that is not hex" : "a chunk of more than " + maxChunk + " bytes");
+        }
+        String signature = text.substring(semicolon + SIGNATURE_KEY.length, text.length() - 2);
+        data = new byte[(int) size + 2]; // and the CRLF after it
+        filled = 0;
+        pendingSignature = signature;
+    }
+
+    private void endChunk(ByteArrayOutputStream out) throws ChunkException {
+        int size = data.length - 2;
+        if (data[size] != '\r' || data[size + 1] != '\n') {
+            throw new ChunkException("chunk data not followed by CRLF (its size lies)");
+        }
+        digest.reset();
+        digest.update(data, 0, size);
+        String hash = HexFormat.of().formatHex(digest.digest());
+        if (!SigV4Signer.same(client.next(hash), pendingSignature)) {
+            throw new ChunkException("a chunk signature is not the sentinel key's in the request's chain (the chunk was changed,"
+                    + " reordered or signed with another key)", false);
+        }
+        out.writeBytes((sizeText + ";chunk-signature=" + real.next(hash) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(data, 0, size + 2);
+        done = size == 0;
+        data = null;
+    }
+}
