@@ -139,7 +139,12 @@ final class SecretScrubbing {
         List<Needle> needles = new ArrayList<>();
         Map<String, String> redactions = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
-            String standIn = c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
+            String standIn = c.sigv4() != null ? c.sigv4().sentinelSecretAccessKey()
+                    : c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
+            if (c.sigv4() != null) { // an S3 error echoes the key id it checked: the agent gets its own back
+                plain.putIfAbsent(c.sigv4().accessKeyId(), c.sigv4().sentinelAccessKeyId());
+                SecretForms.of(c.sigv4().accessKeyId(), c.sigv4().sentinelAccessKeyId()).forEach(text::putIfAbsent);
+            }
             for (Secret secret : store.held(c.name())) {
                 if (plain.putIfAbsent(secret.reveal(), standIn) == null) {
                     needles.add(Needle.of(secret.reveal(), c.name()));

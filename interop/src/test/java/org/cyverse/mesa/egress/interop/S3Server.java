@@ -1,14 +1,15 @@
 package org.cyverse.mesa.egress.interop;
 
 import java.net.URI;
+import java.nio.file.Path;
 import javax.net.ssl.SSLContext;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
-import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 
 /**
  * A real S3-compatible server on loopback that checks signatures: S3Proxy (org.gaul:s3proxy)
- * over an in-memory store, accepting one key pair with AWS Signature Version 4 (header,
+ * over a store in a directory (objects on disk: a large upload holds no memory there), accepting one key pair with AWS Signature Version 4 (header,
  * presigned and aws-chunked, chunk signatures included since S3Proxy 3.2.0). HTTPS with the
  * test CA's certificate for {@code localhost}; plain http too, on a second port.
  */
@@ -19,8 +20,8 @@ final class S3Server implements AutoCloseable {
 
     private final S3Proxy server;
 
-    S3Server(SSLContext tls) throws Exception {
-        server = S3Proxy.builder().blobStore(new TransientNio2BlobStore())
+    S3Server(SSLContext tls, Path store) throws Exception {
+        server = S3Proxy.builder().blobStore(new FilesystemNio2BlobStore(store.toString()))
                 .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY_ID, SECRET_ACCESS_KEY)
                 .endpoint(URI.create("http://127.0.0.1:0")).secureEndpoint(URI.create("https://127.0.0.1:0")).sslContext(tls)
                 .build();

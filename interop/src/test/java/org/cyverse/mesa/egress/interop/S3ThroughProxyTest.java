@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,6 +25,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import org.cyverse.mesa.egress.testkit.MemoryWatch;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.junit.jupiter.api.AfterAll;
@@ -67,7 +69,7 @@ class S3ThroughProxyTest {
     @BeforeAll
     static void start() throws Exception {
         pki = new TestPki("s3");
-        s3 = new S3Server(pki.serverContext("localhost", "127.0.0.1"));
+        s3 = new S3Server(pki.serverContext("localhost", "127.0.0.1"), Files.createDirectories(dir.resolve("store")));
         Path upstreamCa = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Path secrets = dir.resolve("osn.yaml");
         Files.writeString(secrets, "secret_key: \"" + S3Server.SECRET_ACCESS_KEY + "\"\n");
@@ -184,6 +186,56 @@ class S3ThroughProxyTest {
             assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(back));
         }
         System.out.println("AWS SDK for Java v2 multipart through the proxy: " + modes.seen.stream().distinct().toList());
+    }
+
+    /** {@code length} bytes of a repeated random block, made as they are read: the client holds none of the object. */
+    static InputStream generated(long length) {
+        byte[] block = new byte[64 << 10];
+        new Random(1).nextBytes(block);
+        return new InputStream() {
+            long left = length;
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (left == 0) {
+                    return -1;
+                }
+                int n = (int) Math.min(Math.min(len, left), block.length - (int) ((length - left) % block.length));
+                System.arraycopy(block, (int) ((length - left) % block.length), b, off, n);
+                left -= n;
+                return n;
+            }
+        };
+    }
+
+    /**
+     * One GiB streamed through the proxy, over https (checksum trailer) and over plain http (every
+     * chunk re-signed). The interop JVM runs with -Xmx512m (its pom): the proxy, the client and
+     * S3Proxy together; the object held anywhere would not fit. The proxy's Netty buffers stay small.
+     */
+    @Test
+    void aOneGibUploadStreamsThroughInBoundedMemory() throws Exception {
+        long gib = 1L << 30;
+        Modes modes = new Modes();
+        try (MemoryWatch memory = new MemoryWatch();
+                S3Client https = agent(modes);
+                S3Client http = client("http", s3.httpPort(), SENTINEL_SECRET, modes, true, RequestChecksumCalculation.WHEN_REQUIRED)) {
+            https.createBucket(b -> b.bucket("large"));
+            https.putObject(b -> b.bucket("large").key("over-https"), RequestBody.fromInputStream(generated(gib), gib));
+            http.putObject(b -> b.bucket("large").key("over-http"), RequestBody.fromInputStream(generated(gib), gib));
+            assertEquals(gib, https.headObject(b -> b.bucket("large").key("over-https")).contentLength());
+            assertEquals(gib, https.headObject(b -> b.bucket("large").key("over-http")).contentLength());
+            System.out.println("1 GiB uploads: " + modes.seen + "; the proxy's Netty buffers peaked at " + memory.peak() / 1024 + " KiB");
+            assertTrue(memory.peak() < 64L << 20, "the proxy's buffers peaked at " + memory.peak() + " bytes");
+        }
+        assertTrue(modes.seen.contains("PutObject STREAMING-UNSIGNED-PAYLOAD-TRAILER"), modes.seen::toString);
+        assertTrue(modes.seen.contains("PutObject STREAMING-AWS4-HMAC-SHA256-PAYLOAD"), modes.seen::toString);
     }
 
     @Test

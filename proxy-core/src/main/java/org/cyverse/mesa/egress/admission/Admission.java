@@ -249,7 +249,7 @@ public final class Admission {
                     draft.path = "[redacted]";
                     draft.host = host;
                 }
-                return draft.refuse(Refusals.credential(injection, host, profile()));
+                return draft.refuse(CredentialRefusals.credential(injection, host, profile()));
             }
             applied.addAll(injection.applied());
             resigning = injection.resigning() != null ? injection.resigning() : resigning;

@@ -5,7 +5,6 @@ import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.approval.Approval;
-import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
 
 /**
@@ -136,45 +135,6 @@ public final class Refusals {
                 + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule(), 0, Map.of());
     }
 
-    /** A refusal of SPEC.md step 5: what the credential step that refused {@code injection} found, as its reason. */
-    public static Refusal credential(Injection injection, String host, String profile) {
-        Reason reason = switch (injection.outcome()) {
-            case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
-            case SECRET_LEAK -> Reason.SECRET_LEAK;
-            case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
-            case UNAVAILABLE -> Reason.CREDENTIAL_UNAVAILABLE;
-            case UNSUPPORTED -> Reason.SIGV4_UNSUPPORTED;
-            case BAD_SIGNATURE -> Reason.SIGV4_SIGNATURE_MISMATCH;
-            case MALFORMED -> Reason.BAD_REQUEST;
-            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
-        };
-        return credential(reason, injection.credential(), host, profile, injection.detail());
-    }
-
-    /**
-     * A refusal of SPEC.md step 5 for credential {@code credential}: a sentinel out of scope, a
-     * real secret from the client, a sentinel over plain http, or no value to inject.
-     */
-    public static Refusal credential(Reason reason, String credential, String host, String profile, String detail) {
-        String hint = switch (reason) {
-            case CREDENTIAL_ENDPOINT_MISMATCH -> "the placeholder of credential " + credential + " may only go to that credential's "
-                    + "hosts; remove it from this request, or send it to the host it belongs to";
-            case SECRET_LEAK -> "the request carried the real value of credential " + credential
-                    + "; the agent should hold only its placeholder: rotate the secret if it was exposed";
-            case PLAINTEXT_CREDENTIAL -> "credential " + credential + " is injected only over HTTPS: use https:// "
-                    + "(or set allow_plaintext: true on the credential if the upstream has no TLS)";
-            case CREDENTIAL_UNAVAILABLE -> "credential " + credential + " could not be fetched and no valid value is cached; "
-                    + "check the proxy's log and /readyz, then retry";
-            case SIGV4_UNSUPPORTED -> "the proxy re-signs AWS Signature Version 4 (AWS4-HMAC-SHA256) for credential " + credential
-                    + ", in an Authorization header or a presigned URL; the error says what this request used and what to change";
-            case SIGV4_SIGNATURE_MISMATCH -> "sign with credential " + credential + "'s sentinel key pair (AWS_ACCESS_KEY_ID and"
-                    + " AWS_SECRET_ACCESS_KEY as the sandbox gives them); the proxy re-signs only what that pair signed";
-            case BAD_REQUEST -> "fix the request's AWS signature (credential " + credential + "): the error says which part is wrong";
-            default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
-        };
-        return new Refusal(status(reason), reason, error(reason, host, detail), host, hint, null, 0, Map.of());
-    }
-
     /**
      * A request that would carry {@code credential} past one of its {@code limits}: 429 with
      * {@code Retry-After}, naming the limit; the request is not sent, with or without the credential.
@@ -237,7 +197,7 @@ public final class Refusals {
         return decision.rule() == null ? null : "rule " + decision.rule();
     }
 
-    private static String error(Reason reason, String host, String detail) {
+    static String error(Reason reason, String host, String detail) {
         String target = host == null ? "the destination" : host;
         String base = switch (reason) {
             case HOST_NOT_ALLOWED -> target + " is not allowed by this sandbox's egress policy";

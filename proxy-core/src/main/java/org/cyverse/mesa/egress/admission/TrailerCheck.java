@@ -67,7 +67,7 @@ public final class TrailerCheck {
         for (CredentialStep step : steps) {
             Injection injection = step.trailers(sent, out);
             if (injection.refused()) {
-                return new Outcome(null, Refusals.credential(injection, sent.destination().host(), profile), injection.credential(),
+                return new Outcome(null, CredentialRefusals.credential(injection, sent.destination().host(), profile), injection.credential(),
                         injection.outcome(), null);
             }
             out = injection.headers();

@@ -19,8 +19,10 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 public final class RequestBodyScan implements AutoCloseable {
 
     /**
-     * Decoded bytes scanned per body at most: past this, a compressed body is refused rather than
-     * scanned on (a small body that inflates without end would hold the event loop).
+     * Decoded bytes scanned per body at most, once the body has inflated past its coded size:
+     * past this, a compressed body is refused rather than scanned on (a small body that inflates
+     * without end would hold the event loop). A decoding that does not inflate (S3's aws-chunked
+     * framing) costs no more than the coded bytes themselves, and is scanned to its end.
      */
     static final long MAX_DECODED_BYTES = 256L << 20;
 
@@ -38,6 +40,7 @@ public final class RequestBodyScan implements AutoCloseable {
     private final ContentCoding.Decoding decoding;
     private final String coding;
     private long decoded;
+    private long coded;
     private DlpRule dlpFound;
 
     private RequestBodyScan(List<BodyScanner> scanners, List<BodyScanner> rawScanners, DlpScanner dlp, ContentCoding.Decoding decoding,
@@ -92,6 +95,7 @@ public final class RequestBodyScan implements AutoCloseable {
         }
         // The coded bytes too: what a decoder skips (after a stream's end, a gzip comment) is
         // then still seen as it was sent.
+        coded += content.readableBytes();
         BodyScanner.Hit raw = scanBytes(content, false);
         if (raw != null) {
             return raw;
@@ -146,7 +150,7 @@ public final class RequestBodyScan implements AutoCloseable {
         try {
             for (ByteBuf b : buffers) {
                 decoded += b.readableBytes();
-                if (decoded > MAX_DECODED_BYTES) {
+                if (decoded > MAX_DECODED_BYTES && decoded > coded) {
                     throw new UnscannableException("the " + coding + " body inflates past " + (MAX_DECODED_BYTES >> 20)
                             + " MiB, more than the proxy scans");
                 }

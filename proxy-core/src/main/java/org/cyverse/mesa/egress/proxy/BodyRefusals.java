@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.CredentialRefusals;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
@@ -73,10 +74,10 @@ final class BodyRefusals {
         String credential = hit.finding().credential();
         String host = destination.host(); // admitted: a host that held a secret would have been refused
         if (hit.finding().kind() == Finding.Kind.SECRET) {
-            return Refusals.credential(Reason.SECRET_LEAK, credential, host, state.profile(), "the real secret of credential "
+            return CredentialRefusals.credential(Reason.SECRET_LEAK, credential, host, state.profile(), "the real secret of credential "
                     + credential + " in " + hit.describe() + "; agents hold sentinels, never real keys" + cut);
         }
-        return Refusals.credential(Reason.CREDENTIAL_ENDPOINT_MISMATCH, credential, host, state.profile(), "a sentinel of credential "
+        return CredentialRefusals.credential(Reason.CREDENTIAL_ENDPOINT_MISMATCH, credential, host, state.profile(), "a sentinel of credential "
                 + credential + " in " + hit.describe() + " is headed to " + destination.authority() + ", outside the credential's scope"
                 + cut);
     }

@@ -29,6 +29,7 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.sigv4.SigV4Step;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
@@ -115,6 +116,8 @@ class AdmissionTest {
     static Admission spent;
     /** With the approval inbox on; granted.test is approved. */
     static Admission approving;
+    /** With an aws_sigv4 credential for osn.test. */
+    static Admission signing;
 
     @BeforeAll
     static void load(@TempDir Path dir) throws IOException {
@@ -139,6 +142,14 @@ class AdmissionTest {
         book.configure("P2", java.time.Duration.ofMinutes(15), 100);
         approving = new Admission(withInbox, withInbox.addressGuard(List.of()), List.of(new Injector(withInbox.credentials(),
                 fixed(values))), true, new RunningProxy(() -> false, null, book));
+        MesaConfig withOsn = load(dir, CONFIG.replace("allow:\n", "allow:\n  - host: \"osn.test\"\n")
+                + "  - name: osn\n    hosts: [\"osn.test\"]\n    aws_sigv4:\n      sentinel_access_key_id: SNTLOSNSENTINEL00001\n"
+                + "      sentinel_secret_access_key: osn-sentinel-secret-key-0001\n      access_key_id: AKIAOSNREALKEY000001\n"
+                + "      secret_access_key: \"env:MESA_TEST_OSN\"\n");
+        Map<String, Secret> withOsnValues = new java.util.HashMap<>(values);
+        withOsnValues.put("osn", Secret.of("osn-REAL-secret-access-key"));
+        signing = new Admission(withOsn, withOsn.addressGuard(List.of()), SigV4Step.after(new Injector(withOsn.credentials(),
+                fixed(withOsnValues)), withOsn.credentials(), fixed(withOsnValues)), true);
         String granted = book.ask("granted.test", 80).approval().id();
         assertEquals(200, book.approve(granted, null, java.time.Duration.ofHours(1), "alice").status());
         String getOnly = book.ask("getonly.test", 443).approval().id();
@@ -318,6 +329,20 @@ class AdmissionTest {
                         Reason.ALLOWED, Mode.FORWARD, "legacy", "allow[6]: legacy.test"),
                 new Row("plain http without a sentinel: unchanged", admission, get("http://api.test/"), Reason.ALLOWED, Mode.FORWARD, null,
                         "allow[4]: api.test"),
+                new Row("aws_sigv4: SigV4a cannot be re-signed", signing, inside("osn.test", "GET", "/b/k", "x-amz-date", "20261202T110000Z",
+                        "Authorization", "AWS4-ECDSA-P256-SHA256 Credential=SNTLOSNSENTINEL00001/20261202/s3/aws4_request, SignedHeaders=host,"
+                        + " Signature=" + "0".repeat(64)), Reason.SIGV4_UNSUPPORTED, Mode.INTERCEPT, "osn", null),
+                new Row("aws_sigv4: a signature that is not the sentinel pair's", signing, inside("osn.test", "GET", "/b/k",
+                        "x-amz-date", "20261202T110000Z", "x-amz-content-sha256", "UNSIGNED-PAYLOAD", "Authorization",
+                        "AWS4-HMAC-SHA256 Credential=SNTLOSNSENTINEL00001/20261202/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date,"
+                        + " Signature=" + "0".repeat(64)), Reason.SIGV4_SIGNATURE_MISMATCH, Mode.INTERCEPT, "osn", null),
+                new Row("aws_sigv4: another key id to its host", signing, inside("osn.test", "GET", "/b/k", "x-amz-date", "20261202T110000Z",
+                        "Authorization", "AWS4-HMAC-SHA256 Credential=AKIAOTHER00000000001/20261202/us-east-1/s3/aws4_request,"
+                        + " SignedHeaders=host;x-amz-date, Signature=" + "0".repeat(64)), Reason.CREDENTIAL_ENDPOINT_MISMATCH, Mode.INTERCEPT,
+                        "osn", null),
+                new Row("aws_sigv4: the sentinel key id to another host", signing, inside("api.test", "GET", "/", "Authorization",
+                        "AWS4-HMAC-SHA256 Credential=SNTLOSNSENTINEL00001/20261202/us-east-1/s3/aws4_request"),
+                        Reason.CREDENTIAL_ENDPOINT_MISMATCH, Mode.INTERCEPT, "osn", null),
                 new Row("no value for a credential in scope", unavailable, inside("api.test", "GET", "/"), Reason.CREDENTIAL_UNAVAILABLE,
                         Mode.INTERCEPT, "api", "allow[4]: api.test"));
     }

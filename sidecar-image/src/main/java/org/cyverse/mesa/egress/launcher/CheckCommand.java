@@ -79,6 +79,19 @@ final class CheckCommand {
             });
             applied.add(entry);
         }
+        for (var spec : config.credentials()) {
+            if (spec.sigv4() != null && verdict.destination() != null && spec.covers(verdict.destination())
+                    && verdict.applied().stream().noneMatch(a -> a.credential().equals(spec.name()))) {
+                // A URL carries no signature: say what the proxy does with the requests an S3 client signs.
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("name", spec.name());
+                entry.put("actions", List.of("re-signs requests signed with sentinel key id " + spec.sigv4().sentinelAccessKeyId()
+                        + " (AWS SigV4)"));
+                entry.put("source", spec.source());
+                entry.put("limits", spec.limits().describe());
+                applied.add(entry);
+            }
+        }
         json.put("credentials", applied);
         json.put("profile", config.profile().name());
         json.put("egress", config.egress().name());

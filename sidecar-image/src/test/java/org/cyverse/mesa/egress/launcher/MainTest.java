@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -277,5 +278,23 @@ class MainTest extends CommandTestBase {
         reset();
         assertEquals(0, run("validate", config.toString()));
         assertTrue(out().contains("2 credentials (1 minted, 1 with limits)"), out());
+    }
+
+    @Test
+    void checkShowsAnAwsSigV4CredentialForItsHosts() throws Exception {
+        Path config = dir.resolve("osn.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\nallow:\n  - host: osn.cyverse.org\ncredentials:\n  - name: osn\n"
+                + "    hosts: [osn.cyverse.org]\n    aws_sigv4:\n      sentinel_access_key_id: SNTLSENTINEL00000001\n"
+                + "      sentinel_secret_access_key: sentinel-secret-access-key-0123\n      access_key_id: AKIAREALKEY000000001\n"
+                + "      secret_access_key: \"env:OSN_SECRET_KEY\"\n");
+        assertEquals(0, run("check", "--config", config.toString(), "--method", "PUT", "https://osn.cyverse.org/bucket/key"));
+        JsonNode json = new ObjectMapper().readTree(out());
+        assertEquals("intercept", json.get("mode").asText());
+        JsonNode osn = json.get("credentials").get(0);
+        assertEquals("osn", osn.get("name").asText());
+        assertEquals("re-signs requests signed with sentinel key id SNTLSENTINEL00000001 (AWS SigV4)", osn.get("actions").get(0).asText());
+        assertEquals("aws_sigv4: requests signed with sentinel key id SNTLSENTINEL00000001 re-signed as AKIAREALKEY000000001 (secret access"
+                + " key: env:OSN_SECRET_KEY)", osn.get("source").asText());
+        assertFalse(out().contains("sentinel-secret-access-key"), "the sentinel secret is not printed either");
     }
 }

@@ -126,8 +126,11 @@ public final class SigV4Step implements CredentialStep {
         List<String> names = auth.signedHeaders().stream().filter(n -> !n.equals("x-amz-security-token")).toList();
         List<Map.Entry<String, String>> out = new ArrayList<>();
         for (Map.Entry<String, String> h : request.headers()) {
-            if (auth.presigned() || !REPLACED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-                out.add(h); // a presigned URL's signature is in its query: every header stays
+            if (h.getKey().equalsIgnoreCase("host")) {
+                // Signed as the proxy sends it (RFC 9112 3.2.2: the target's authority), which may be spelled otherwise.
+                out.add(Map.entry(h.getKey(), request.destination().hostField(request.tls() ? 443 : 80)));
+            } else if (auth.presigned() || !REPLACED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+                out.add(h); // a presigned URL's signature is in its query: every other header stays
             }
         }
         byte[] key = SigV4Signer.signingKey(secret.reveal(), amzDate.substring(0, 8), auth.region(), auth.service());

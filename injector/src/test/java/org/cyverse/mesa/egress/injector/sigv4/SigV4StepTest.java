@@ -233,8 +233,13 @@ class SigV4StepTest {
     /** A request as the AWS SDK's own signer signs it with the agent's sentinel pair (what an S3 client sends). */
     static OutgoingRequest sdkSigned(String method, String pathAndQuery, Instant at, String key, String secret, String payload,
             String... extra) {
+        return sdkSigned("osn.example.org", method, pathAndQuery, at, key, secret, payload, extra);
+    }
+
+    static OutgoingRequest sdkSigned(String hostField, String method, String pathAndQuery, Instant at, String key, String secret,
+            String payload, String... extra) {
         SdkHttpRequest.Builder b = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method))
-                .uri(URI.create("https://osn.example.org" + pathAndQuery)).putHeader("Host", "osn.example.org");
+                .uri(URI.create("https://osn.example.org" + pathAndQuery)).putHeader("Host", hostField);
         for (String h : extra) {
             b.appendHeader(h.substring(0, h.indexOf(':')), h.substring(h.indexOf(':') + 1));
         }
@@ -269,6 +274,28 @@ class SigV4StepTest {
                 Clock.fixed(now, ZoneOffset.UTC)).apply(new OutgoingRequest(true, agent.destination(), "GET", out.pathAndQuery(),
                 out.headers()));
         assertEquals(Injection.Outcome.INJECTED, upstream.outcome(), upstream.detail());
+    }
+
+    @Test
+    void theHostIsSignedAsTheProxySendsIt() {
+        Instant now = Instant.parse("2026-12-02T11:00:00Z");
+        OutgoingRequest agent = sdkSigned("OSN.example.org:443", "GET", "/bucket/k", now, SENTINEL_KEY, S3_SECRET, null);
+        Injection out = step(now).apply(agent);
+        assertEquals(Injection.Outcome.INJECTED, out.outcome(), out.detail());
+        assertEquals("osn.example.org", header(out, "Host"), "RFC 9112 3.2.2: the proxy sends the target's authority");
+        Injection upstream = new SigV4Step(List.of(spec("osn", "osn.example.org", REAL_KEY, REAL_SECRET, REAL_KEY)), store,
+                Clock.fixed(now, ZoneOffset.UTC)).apply(new OutgoingRequest(true, agent.destination(), "GET", out.pathAndQuery(),
+                out.headers()));
+        assertEquals(Injection.Outcome.INJECTED, upstream.outcome(), upstream.detail());
+    }
+
+    @Test
+    void anAnswerThatEchoesTheRealKeyIdGivesTheAgentItsSentinel() {
+        org.cyverse.mesa.egress.injector.Injector injector = new org.cyverse.mesa.egress.injector.Injector(List.of(
+                spec("osn", "osn.example.org", SENTINEL_KEY, S3_SECRET, REAL_KEY)), store);
+        String error = "<Error><Code>SignatureDoesNotMatch</Code><AWSAccessKeyId>" + REAL_KEY + "</AWSAccessKeyId></Error>";
+        assertEquals(error.replace(REAL_KEY, SENTINEL_KEY), injector.scrub(error));
+        assertEquals("secret " + S3_SECRET, injector.scrub("secret " + REAL_SECRET), "the real secret key comes back as the sentinel secret");
     }
 
     @Test
