@@ -268,8 +268,14 @@ class S3ThroughProxyTest {
             s.putObject(b -> b.bucket("chunks").key("signed"), RequestBody.fromBytes(object));
             assertArrayEquals(object, s.getObjectAsBytes(b -> b.bucket("chunks").key("signed")).asByteArray());
         }
+        // With the default checksums, the chunks end in a signed checksum trailer.
+        try (S3Client s = client("http", s3.httpPort(), SENTINEL_SECRET, modes, true, RequestChecksumCalculation.WHEN_SUPPORTED)) {
+            s.putObject(b -> b.bucket("chunks").key("signed-trailer"), RequestBody.fromBytes(object));
+            assertArrayEquals(object, s.getObjectAsBytes(b -> b.bucket("chunks").key("signed-trailer")).asByteArray());
+        }
         System.out.println("AWS SDK for Java v2 over plain http through the proxy: " + modes.seen);
         assertTrue(modes.seen.contains("PutObject STREAMING-AWS4-HMAC-SHA256-PAYLOAD"), modes.seen::toString);
+        assertTrue(modes.seen.contains("PutObject STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"), modes.seen::toString);
     }
 
     /** Signed chunks as the AWS SDK's signer writes them with the real key, one chunk signature changed when {@code corrupt}. */

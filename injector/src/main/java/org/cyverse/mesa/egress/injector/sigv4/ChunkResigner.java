@@ -50,6 +50,11 @@ public final class ChunkResigner {
     private String sizeText;
     private String pendingSignature;
     private boolean done;
+    private final boolean trailer;
+    /** After the last chunk of a body with a trailer: its fields, held until their signature is checked. */
+    private boolean inTrailer;
+    private final StringBuilder trailerFields = new StringBuilder();
+    private final ByteArrayOutputStream trailerOut = new ByteArrayOutputStream();
 
     /** One signature chain: key, date, scope and the signature the next chunk is chained to. */
     static final class Chain {
@@ -68,6 +73,10 @@ public final class ChunkResigner {
         String next(String chunkSha256) {
             previous = SigV4Signer.chunkSignature(key, amzDate, scope, previous, chunkSha256);
             return previous;
+        }
+
+        String trailer(String trailerSha256) {
+            return SigV4Signer.trailerSignature(key, amzDate, scope, previous, trailerSha256);
         }
     }
 
@@ -88,10 +97,12 @@ public final class ChunkResigner {
         private final String realDate;
         private final String realScope;
         private final String realSeed;
+        private final boolean trailer;
 
         Plan(String credential, byte[] clientKey, String clientDate, String clientScope, String clientSeed, byte[] realKey, String realDate,
-                String realScope, String realSeed) {
+                String realScope, String realSeed, boolean trailer) {
             this.credential = credential;
+            this.trailer = trailer;
             this.clientKey = clientKey;
             this.clientDate = clientDate;
             this.clientScope = clientScope;
@@ -110,7 +121,7 @@ public final class ChunkResigner {
         /** A re-signer for one body. */
         public ChunkResigner start() {
             return new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
-                    new Chain(realKey, realDate, realScope, realSeed), MAX_CHUNK);
+                    new Chain(realKey, realDate, realScope, realSeed), MAX_CHUNK, trailer);
         }
 
         @Override
@@ -120,6 +131,12 @@ public final class ChunkResigner {
     }
 
     ChunkResigner(Chain client, Chain real, int maxChunk) {
+        this(client, real, maxChunk, false);
+    }
+
+    /** @param trailer whether the last chunk is followed by trailer fields and their signature ({@code ...-PAYLOAD-TRAILER}) */
+    ChunkResigner(Chain client, Chain real, int maxChunk, boolean trailer) {
+        this.trailer = trailer;
         this.client = client;
         this.real = real;
         this.maxChunk = maxChunk;
@@ -146,7 +163,11 @@ public final class ChunkResigner {
                     throw new ChunkException("a chunk header longer than " + MAX_LINE + " bytes");
                 }
                 if (b == '\n') {
-                    startChunk();
+                    if (inTrailer) {
+                        trailerLine(out);
+                    } else {
+                        startChunk(out);
+                    }
                 }
             } else {
                 int n = Math.min(end - i, data.length - filled);
@@ -168,7 +189,7 @@ public final class ChunkResigner {
         }
     }
 
-    private void startChunk() throws ChunkException {
+    private void startChunk(ByteArrayOutputStream out) throws ChunkException {
         byte[] header = line.toByteArray();
         line.reset();
         String text = new String(header, StandardCharsets.US_ASCII);
@@ -188,14 +209,73 @@ public final class ChunkResigner {
             throw new ChunkException(size < 0 ? "a chunk size that is not hex" : "a chunk of more than " + maxChunk + " bytes");
         }
         String signature = text.substring(semicolon + SIGNATURE_KEY.length, text.length() - 2);
+        pendingSignature = signature;
+        if (size == 0 && trailer) { // no CRLF after it: the trailer fields follow
+            data = new byte[2];
+            endChunk(out, false);
+            inTrailer = true;
+            return;
+        }
         data = new byte[(int) size + 2]; // and the CRLF after it
         filled = 0;
-        pendingSignature = signature;
+    }
+
+    /** One line of the trailer: a field (held), its signature (checked, then re-signed), or the empty line that ends the body. */
+    private void trailerLine(ByteArrayOutputStream out) throws ChunkException {
+        String text = line.toString(StandardCharsets.ISO_8859_1);
+        line.reset();
+        if (!text.endsWith("\r\n")) {
+            throw new ChunkException("a trailer line not ended by CRLF");
+        }
+        String field = text.substring(0, text.length() - 2);
+        if (field.isEmpty()) {
+            throw new ChunkException("the trailer ends without x-amz-trailer-signature");
+        }
+        int colon = field.indexOf(':');
+        if (colon <= 0) {
+            throw new ChunkException("a trailer line that is not NAME:VALUE");
+        }
+        String name = field.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT);
+        String value = field.substring(colon + 1).trim();
+        if (!name.equals("x-amz-trailer-signature")) {
+            trailerFields.append(name).append(':').append(value).append('\n');
+            trailerOut.writeBytes(header(text));
+            return;
+        }
+        String hash = SigV4Signer.sha256Hex(trailerFields.toString().getBytes(StandardCharsets.ISO_8859_1));
+        if (!SigV4Signer.same(client.trailer(hash), value)) {
+            throw new ChunkException("the trailer signature is not the sentinel key's (a trailer field was changed, or signed with"
+                    + " another key)", false);
+        }
+        out.writeBytes(trailerOut.toByteArray());
+        out.writeBytes(header("x-amz-trailer-signature:" + real.trailer(hash) + "\r\n"));
+        inTrailer = false;
+        data = new byte[2]; // the empty line that ends the body
+        filled = 0;
+        pendingSignature = null;
+    }
+
+    private static byte[] header(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
     }
 
     private void endChunk(ByteArrayOutputStream out) throws ChunkException {
+        if (pendingSignature == null) { // the empty line after a trailer's signature
+            if (data[0] != '\r' || data[1] != '\n') {
+                throw new ChunkException("the trailer is not ended by an empty line");
+            }
+            out.write(data, 0, 2);
+            done = true;
+            data = null;
+            return;
+        }
+        endChunk(out, true);
+    }
+
+    /** Checks the chunk in {@code data} (and its CRLF when {@code withCrlf}) and writes it re-signed. */
+    private void endChunk(ByteArrayOutputStream out, boolean withCrlf) throws ChunkException {
         int size = data.length - 2;
-        if (data[size] != '\r' || data[size + 1] != '\n') {
+        if (withCrlf && (data[size] != '\r' || data[size + 1] != '\n')) {
             throw new ChunkException("chunk data not followed by CRLF (its size lies)");
         }
         digest.reset();
@@ -206,8 +286,10 @@ public final class ChunkResigner {
                     + " reordered or signed with another key)", false);
         }
         out.writeBytes((sizeText + ";chunk-signature=" + real.next(hash) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(data, 0, size + 2);
-        done = size == 0;
+        if (withCrlf) {
+            out.write(data, 0, size + 2);
+            done = size == 0;
+        }
         data = null;
     }
 }

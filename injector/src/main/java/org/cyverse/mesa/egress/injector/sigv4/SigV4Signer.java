@@ -99,6 +99,15 @@ final class SigV4Signer {
                 + chunkSha256Hex);
     }
 
+    /**
+     * The signature of an aws-chunked body's trailer ({@code x-amz-trailer-signature}, S3 "Signature
+     * calculations for ... trailing headers"): over the trailer fields as {@code name:value\n} lines,
+     * chained to the last chunk's signature.
+     */
+    static String trailerSignature(byte[] signingKey, String amzDate, String scope, String previous, String trailerSha256Hex) {
+        return signature(signingKey, "AWS4-HMAC-SHA256-TRAILER\n" + amzDate + "\n" + scope + "\n" + previous + "\n" + trailerSha256Hex);
+    }
+
     /** Whether two hex signatures are equal, in time independent of where they differ. */
     static boolean same(String a, String b) {
         return MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));

@@ -113,10 +113,6 @@ public final class SigV4Step implements CredentialStep {
     private Injection resign(OutgoingRequest request, CredentialSpec c, Secret secret, SigV4Auth auth, String path, QueryParams query,
             Map<String, List<String>> headers) throws SigV4Problem {
         PayloadMode mode = PayloadMode.of(auth, headers);
-        if (mode.hash().equals(PayloadMode.SIGNED_CHUNKS_TRAILER)) {
-            throw new SigV4Problem(Kind.UNSUPPORTED, "signed aws-chunked uploads with a signed trailer (" + mode.hash() + ") are not"
-                    + " re-signed yet: over https the AWS SDKs send STREAMING-UNSIGNED-PAYLOAD-TRAILER; keep payload signing off for uploads");
-        }
         Instant signedAt = instant(auth.amzDate());
         Instant now = clock.instant();
         QueryParams signedQuery = auth.presigned() ? query.without(List.of("X-Amz-Signature")) : query;
@@ -161,7 +157,8 @@ public final class SigV4Step implements CredentialStep {
             pathAndQuery = request.pathAndQuery();
             if (mode.signedChunks()) { // each chunk's signature chains to the seed: the client's, and now the real key's
                 resigning = new ChunkResigner.Plan(c.name(), SigV4Signer.signingKey(c.sigv4().sentinelSecretAccessKey(), auth.scopeDate(),
-                        auth.region(), auth.service()), auth.amzDate(), auth.scope(), auth.signature(), key, amzDate, scope, sig);
+                        auth.region(), auth.service()), auth.amzDate(), auth.scope(), auth.signature(), key, amzDate, scope, sig,
+                        mode.hash().equals(PayloadMode.SIGNED_CHUNKS_TRAILER));
             }
         }
         String action = "re-signed with the real key (" + (auth.presigned() ? "presigned URL" : "Authorization header") + ", "

@@ -415,14 +415,47 @@ class SigV4StepTest {
     }
 
     @Test
-    void signedChunksWithASignedTrailerAreRefusedForNow() {
-        Injection out = step(Instant.parse("2026-12-02T11:00:00Z")).apply(request("PUT", "osn.example.org", "/bucket/k",
-                "Host:osn.example.org", "Content-Length:100", "Content-Encoding:aws-chunked", "x-amz-decoded-content-length:10",
-                "x-amz-content-sha256:" + PayloadMode.SIGNED_CHUNKS_TRAILER, "x-amz-date:20261202T110000Z",
-                "Authorization:AWS4-HMAC-SHA256 Credential=" + SENTINEL_KEY + "/20261202/us-east-1/s3/aws4_request, "
-                + "SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=" + "0".repeat(64)));
-        assertEquals(Injection.Outcome.UNSUPPORTED, out.outcome(), out.detail());
-        assertTrue(out.detail().contains(PayloadMode.SIGNED_CHUNKS_TRAILER), out.detail());
+    void signedChunksWithASignedChecksumTrailerAreReSignedTrailerAndAll() throws Exception {
+        Instant now = Instant.parse("2026-12-02T11:00:00Z");
+        byte[] object = "0123456789".repeat(30000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(URI.create("https://osn.example.org/bucket/k"))
+                .putHeader("Host", "osn.example.org").putHeader("Content-Length", Integer.toString(object.length)).build();
+        SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r.request(request)
+                .identity(AwsCredentialsIdentity.create(SENTINEL_KEY, S3_SECRET)).payload(() -> new java.io.ByteArrayInputStream(object))
+                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1").putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false).putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true).putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
+                .putProperty(AwsV4HttpSigner.CHECKSUM_ALGORITHM, software.amazon.awssdk.checksums.DefaultChecksumAlgorithm.CRC32)
+                .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now.minusSeconds(5), ZoneOffset.UTC)));
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        signed.request().forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+        assertEquals(PayloadMode.SIGNED_CHUNKS_TRAILER, header(new Injection(Injection.Outcome.UNCHANGED, null, "/", headers, Map.of(),
+                List.of(), "", null), "x-amz-content-sha256"));
+        byte[] body = signed.payload().orElseThrow().newStream().readAllBytes();
+        String text = new String(body, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertTrue(text.contains("x-amz-checksum-crc32:") && text.contains("x-amz-trailer-signature:"), text.substring(text.length() - 200));
+
+        Injection out = step(now).apply(new OutgoingRequest(true, dest("osn.example.org"), "PUT", "/bucket/k", headers));
+        assertEquals(Injection.Outcome.INJECTED, out.outcome(), out.detail());
+        byte[] resigned = ChunkResignerTest.run(out.resigning().start(), body, 7777);
+        assertEquals(body.length, resigned.length);
+        String seed = header(out, "Authorization").substring(header(out, "Authorization").indexOf("Signature=") + 10);
+        byte[] realKey = SigV4Signer.signingKey(REAL_SECRET, "20261202", "us-east-1", "s3");
+        String realScope = "20261202/us-east-1/s3/aws4_request";
+        assertArrayEquals(resigned, ChunkResignerTest.run(new ChunkResigner(new ChunkResigner.Chain(realKey, "20261202T110000Z", realScope,
+                seed), new ChunkResigner.Chain(realKey, "20261202T110000Z", realScope, seed), 1 << 20, true), resigned, 4096),
+                "chunks and trailer verify in the real key's chain");
+        String resignedText = new String(resigned, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertEquals(text.substring(text.indexOf("x-amz-checksum-crc32:"), text.indexOf("x-amz-trailer-signature:")),
+                resignedText.substring(resignedText.indexOf("x-amz-checksum-crc32:"), resignedText.indexOf("x-amz-trailer-signature:")),
+                "the checksum goes as the client computed it");
+
+        byte[] changed = body.clone();
+        int crc = text.indexOf("x-amz-checksum-crc32:") + "x-amz-checksum-crc32:".length();
+        changed[crc] = (byte) (changed[crc] == 'A' ? 'B' : 'A');
+        ChunkResigner.ChunkException refused = assertThrows(ChunkResigner.ChunkException.class,
+                () -> ChunkResignerTest.run(out.resigning().start(), changed, 7777), "a changed checksum is not re-signed");
+        assertTrue(refused.getMessage().contains("trailer"), refused.getMessage());
     }
 
     @Test
