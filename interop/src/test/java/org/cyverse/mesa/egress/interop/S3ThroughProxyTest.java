@@ -376,6 +376,62 @@ class S3ThroughProxyTest {
         assertTrue(out.contains("PutObject"), out);
     }
 
+    @Test
+    void theAwsCliCopiesUpAndDownWithTheSentinelPair() throws Exception {
+        List<String> clis = new ArrayList<>();
+        for (String candidate : List.of("aws", "/usr/bin/aws")) {
+            try {
+                Process p = new ProcessBuilder(candidate, "--version").redirectErrorStream(true).start();
+                String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 && clis.stream().noneMatch(c -> c.endsWith(version))) {
+                    clis.add(candidate + " " + version);
+                }
+            } catch (java.io.IOException e) {
+                // not installed: try the next
+            }
+        }
+        assertFalse(clis.isEmpty(), "no aws CLI: install awscli (bin/test does, as root)");
+        Path config = dir.resolve("aws-config");
+        Files.writeString(config, "[default]\nregion = us-east-1\ns3 =\n    addressing_style = path\n");
+        Path file = dir.resolve("upload.txt");
+        Files.writeString(file, "hello from the aws CLI\n".repeat(1000));
+        try (S3Client s = agent(new Modes())) {
+            s.createBucket(b -> b.bucket("cli"));
+        }
+        for (String cli : clis) {
+            String aws = cli.substring(0, cli.indexOf(' '));
+            String key = "from-cli-" + clis.indexOf(cli);
+            Path back = dir.resolve(key + ".back");
+            run(config, aws, "s3", "cp", file.toString(), "s3://cli/" + key);
+            run(config, aws, "s3", "cp", "s3://cli/" + key, back.toString());
+            assertEquals(Files.readString(file), Files.readString(back), cli);
+            assertTrue(run(config, aws, "s3", "ls", "s3://cli/").contains(key), cli);
+            run(config, aws, "s3", "rm", "s3://cli/" + key);
+            System.out.println("through the proxy: " + cli);
+        }
+    }
+
+    /** The aws CLI as an agent runs it: the sentinel pair, HTTPS_PROXY at the proxy, the proxy's CA as AWS_CA_BUNDLE. */
+    private static String run(Path config, String aws, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(aws));
+        command.addAll(List.of(args));
+        command.addAll(List.of("--endpoint-url", "https://localhost:" + s3.httpsPort()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().keySet().removeIf(k -> k.toLowerCase().endsWith("_proxy") || k.startsWith("AWS_"));
+        builder.environment().put("HTTPS_PROXY", "http://127.0.0.1:" + proxy.port());
+        builder.environment().put("AWS_CA_BUNDLE", proxyCa.toString());
+        builder.environment().put("AWS_CONFIG_FILE", config.toString());
+        builder.environment().put("AWS_SHARED_CREDENTIALS_FILE", dir.resolve("no-credentials").toString());
+        builder.environment().put("AWS_ACCESS_KEY_ID", SENTINEL_KEY);
+        builder.environment().put("AWS_SECRET_ACCESS_KEY", SENTINEL_SECRET);
+        builder.environment().put("AWS_EC2_METADATA_DISABLED", "true");
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, process.exitValue(), String.join(" ", args) + ": " + out);
+        return out;
+    }
+
     /** Every Python here with boto3: the one on PATH, and Debian's (bin/test installs python3-boto3 when neither has it). */
     static List<String> boto3Pythons() throws Exception {
         List<String> found = new ArrayList<>();
