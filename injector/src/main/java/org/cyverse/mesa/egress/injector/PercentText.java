@@ -94,8 +94,8 @@ public final class PercentText {
         return out.append(raw, copied, raw.length()).toString();
     }
 
-    /** Percent-encodes every byte but RFC 3986 unreserved ones: safe in a path segment and in a query value. */
-    static String encode(String value) {
+    /** Percent-encodes every byte but RFC 3986 unreserved ones: safe in a path segment and in a query value (SigV4's URI encoding too). */
+    public static String encode(String value) {
         StringBuilder sb = new StringBuilder();
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;

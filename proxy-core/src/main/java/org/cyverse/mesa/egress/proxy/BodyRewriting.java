@@ -12,10 +12,12 @@ import java.util.HashMap;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
+import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 
 /**
- * Streams a body through a {@link StreamReplacer}, chunk by chunk: the replacer holds back at most
- * one pattern's length, so memory stays bounded whatever the body's size.
+ * Streams a body through a {@link StreamReplacer} or a {@link ChunkResigner}, chunk by chunk: the
+ * replacer holds back at most one pattern's length, the re-signer one aws-chunked chunk, so memory
+ * stays bounded whatever the body's size.
  */
 final class BodyRewriting {
 
@@ -31,14 +33,53 @@ final class BodyRewriting {
 
     /** Rewrites one chunk; consumes (releases) {@code content} and returns a new chunk. */
     static HttpContent rewrite(HttpContent content, StreamReplacer replacer) {
+        return rewrite(content, new Transform<RuntimeException>() {
+            @Override
+            public byte[] feed(byte[] in) {
+                return replacer.feed(in, 0, in.length);
+            }
+
+            @Override
+            public byte[] finish() {
+                return replacer.finish();
+            }
+        });
+    }
+
+    /**
+     * Re-signs one chunk of an aws-chunked body ({@code aws_sigv4}, signed chunks); consumes
+     * (releases) {@code content}. What goes on is only whole chunks whose signatures were found
+     * the client's.
+     */
+    static HttpContent resign(HttpContent content, ChunkResigner resigner) throws ChunkResigner.ChunkException {
+        return rewrite(content, new Transform<ChunkResigner.ChunkException>() {
+            @Override
+            public byte[] feed(byte[] in) throws ChunkResigner.ChunkException {
+                return resigner.feed(in, 0, in.length);
+            }
+
+            @Override
+            public byte[] finish() throws ChunkResigner.ChunkException {
+                resigner.finish();
+                return new byte[0];
+            }
+        });
+    }
+
+    /** A body's bytes in, the bytes ready to go on out; at the body's end, what it still held. */
+    private interface Transform<E extends Exception> {
+        byte[] feed(byte[] in) throws E;
+
+        byte[] finish() throws E;
+    }
+
+    private static <E extends Exception> HttpContent rewrite(HttpContent content, Transform<E> transform) throws E {
         try {
             ByteBuf in = content.content();
-            byte[] bytes = ByteBufUtil.getBytes(in, in.readerIndex(), in.readableBytes(), true);
-            byte[] out = replacer.feed(bytes, 0, bytes.length);
+            byte[] out = transform.feed(ByteBufUtil.getBytes(in, in.readerIndex(), in.readableBytes(), true));
             if (content instanceof LastHttpContent) {
-                byte[] tail = replacer.finish();
-                ByteBuf buf = Unpooled.wrappedBuffer(out, tail);
-                DefaultLastHttpContent last = new DefaultLastHttpContent(buf);
+                byte[] tail = transform.finish();
+                DefaultLastHttpContent last = new DefaultLastHttpContent(Unpooled.wrappedBuffer(out, tail));
                 last.trailingHeaders().set(((LastHttpContent) content).trailingHeaders());
                 return last;
             }

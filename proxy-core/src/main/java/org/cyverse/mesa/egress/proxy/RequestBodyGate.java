@@ -50,7 +50,7 @@ final class RequestBodyGate implements AutoCloseable {
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
-    private BodyResigning resigning; // aws_sigv4 signed chunks, or null
+    private ChunkResigner resigning; // aws_sigv4 signed chunks, or null
     /** What judges a chunked body's trailer fields, or {@code null} when the body is not chunked. */
     private final TrailerCheck trailers;
     /** The trailer fields to send, once judged; {@code null} before (or when there are none). */
@@ -131,14 +131,14 @@ final class RequestBodyGate implements AutoCloseable {
         RequestBodyGate gate = scan == null && replacer == null && trailers == null && resigning == null ? null
                 : new RequestBodyGate(scan, replacer, trailers, holdBytes, dlp != null && dlp.block(), dlpAudit);
         if (gate != null) {
-            gate.resigning = resigning == null ? null : new BodyResigning(resigning);
+            gate.resigning = resigning == null ? null : resigning.start();
         }
         return gate;
     }
 
     /** {@code chunk} with its aws-chunked signatures signed again (consumed), else itself. */
     HttpContent resigned(HttpContent chunk) throws ChunkResigner.ChunkException {
-        return resigning == null ? chunk : resigning.resign(chunk);
+        return resigning == null ? chunk : BodyRewriting.resign(chunk, resigning);
     }
 
     /** Whether the body's length changes on the way (it is then sent chunked). */

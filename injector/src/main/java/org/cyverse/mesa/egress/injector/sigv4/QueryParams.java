@@ -64,21 +64,6 @@ record QueryParams(List<Param> params) {
         return String.join("&", params.stream().map(Param::raw).toList());
     }
 
-    /** {@code value} in SigV4's URI encoding: unreserved characters as they are, every other byte {@code %XX}. */
-    static String encode(String value) {
-        StringBuilder out = new StringBuilder();
-        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-            char c = (char) (b & 0xff);
-            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
-                out.append(c);
-            } else {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-            }
-        }
-        return out.toString();
-    }
-
     private static String decode(String text) throws SigV4Problem {
         if (text.indexOf('%') < 0) {
             return text;

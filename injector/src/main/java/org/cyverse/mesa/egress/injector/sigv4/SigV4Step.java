@@ -16,6 +16,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
+import org.cyverse.mesa.egress.injector.PercentText;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.sigv4.SigV4Problem.Kind;
@@ -203,7 +204,7 @@ public final class SigV4Step implements CredentialStep {
     }
 
     private static QueryParams.Param param(String name, String value) {
-        return new QueryParams.Param(QueryParams.encode(name) + "=" + QueryParams.encode(value), name, value);
+        return new QueryParams.Param(PercentText.encode(name) + "=" + PercentText.encode(value), name, value);
     }
 
     private static Instant instant(String amzDate) throws SigV4Problem {

@@ -378,20 +378,35 @@ class SigV4StepTest {
         assertFalse(out.detail().contains(S3_SECRET) || out.detail().contains(REAL_SECRET));
     }
 
+    /** A PUT of {@code object} with signed chunks, as the SDK's own signer writes it with the sentinel pair; with a checksum trailer when given. */
+    static SignedRequest sdkSignedChunks(byte[] object, Instant at, software.amazon.awssdk.checksums.spi.ChecksumAlgorithm checksum) {
+        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(URI.create("https://osn.example.org/bucket/k"))
+                .putHeader("Host", "osn.example.org").putHeader("Content-Length", Integer.toString(object.length)).build();
+        return AwsV4HttpSigner.create().sign(r -> {
+            r.request(request).identity(AwsCredentialsIdentity.create(SENTINEL_KEY, S3_SECRET))
+                    .payload(() -> new java.io.ByteArrayInputStream(object))
+                    .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1").putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                    .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false).putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+                    .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true).putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
+                    .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(at, ZoneOffset.UTC));
+            if (checksum != null) {
+                r.putProperty(AwsV4HttpSigner.CHECKSUM_ALGORITHM, checksum);
+            }
+        });
+    }
+
+    static List<Map.Entry<String, String>> headers(SignedRequest signed) {
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        signed.request().forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+        return headers;
+    }
+
     @Test
     void signedChunksTheSdkWroteAreReSignedInTheRealKeysChain() throws Exception {
         Instant now = Instant.parse("2026-12-02T11:00:00Z");
         byte[] object = "0123456789".repeat(30000).getBytes(java.nio.charset.StandardCharsets.US_ASCII); // 300,000 bytes: 3 chunks
-        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(URI.create("https://osn.example.org/bucket/k"))
-                .putHeader("Host", "osn.example.org").putHeader("Content-Length", Integer.toString(object.length)).build();
-        SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r.request(request)
-                .identity(AwsCredentialsIdentity.create(SENTINEL_KEY, S3_SECRET)).payload(() -> new java.io.ByteArrayInputStream(object))
-                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1").putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
-                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false).putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
-                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true).putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
-                .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now.minusSeconds(5), ZoneOffset.UTC)));
-        List<Map.Entry<String, String>> headers = new ArrayList<>();
-        signed.request().forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+        SignedRequest signed = sdkSignedChunks(object, now.minusSeconds(5), null);
+        List<Map.Entry<String, String>> headers = headers(signed);
         assertEquals(PayloadMode.SIGNED_CHUNKS, header(new Injection(Injection.Outcome.UNCHANGED, null, "/", headers, Map.of(), List.of(),
                 "", null), "x-amz-content-sha256"));
         byte[] body = signed.payload().orElseThrow().newStream().readAllBytes();
@@ -418,17 +433,8 @@ class SigV4StepTest {
     void signedChunksWithASignedChecksumTrailerAreReSignedTrailerAndAll() throws Exception {
         Instant now = Instant.parse("2026-12-02T11:00:00Z");
         byte[] object = "0123456789".repeat(30000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.PUT).uri(URI.create("https://osn.example.org/bucket/k"))
-                .putHeader("Host", "osn.example.org").putHeader("Content-Length", Integer.toString(object.length)).build();
-        SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r.request(request)
-                .identity(AwsCredentialsIdentity.create(SENTINEL_KEY, S3_SECRET)).payload(() -> new java.io.ByteArrayInputStream(object))
-                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1").putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
-                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false).putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
-                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true).putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
-                .putProperty(AwsV4HttpSigner.CHECKSUM_ALGORITHM, software.amazon.awssdk.checksums.DefaultChecksumAlgorithm.CRC32)
-                .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now.minusSeconds(5), ZoneOffset.UTC)));
-        List<Map.Entry<String, String>> headers = new ArrayList<>();
-        signed.request().forEachHeader((name, values) -> values.forEach(v -> headers.add(Map.entry(name, v))));
+        SignedRequest signed = sdkSignedChunks(object, now.minusSeconds(5), software.amazon.awssdk.checksums.DefaultChecksumAlgorithm.CRC32);
+        List<Map.Entry<String, String>> headers = headers(signed);
         assertEquals(PayloadMode.SIGNED_CHUNKS_TRAILER, header(new Injection(Injection.Outcome.UNCHANGED, null, "/", headers, Map.of(),
                 List.of(), "", null), "x-amz-content-sha256"));
         byte[] body = signed.payload().orElseThrow().newStream().readAllBytes();
