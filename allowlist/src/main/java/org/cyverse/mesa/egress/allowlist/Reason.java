@@ -40,7 +40,11 @@ public enum Reason {
     /** 403: a request signed in a way the proxy cannot re-sign (SigV4a, signature version 2, signed chunks it does not handle). */
     SIGV4_UNSUPPORTED,
     /** 403 (an extension of SPEC.md's list): a SigV4 signature that is not the sentinel key's over the request; never re-signed. */
-    SIGV4_SIGNATURE_MISMATCH;
+    SIGV4_SIGNATURE_MISMATCH,
+    /** 403: a GitHub REST or git request for a repository the job does not have (or a REST path outside the repository-free reads). */
+    REPOSITORY_NOT_ALLOWED,
+    /** 403: a git push (or a REST call) that would change a ref other than the job's branch; git prints the reason. */
+    REF_NOT_ALLOWED;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

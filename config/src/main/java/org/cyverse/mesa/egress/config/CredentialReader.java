@@ -18,7 +18,8 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 final class CredentialReader {
 
     static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits", "aws_sigv4");
+            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits", "aws_sigv4",
+            "github_app");
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -73,7 +74,10 @@ final class CredentialReader {
         }
         List<Text> hostTexts = c.strings("hosts");
         List<HostPattern> hosts = new ArrayList<>();
-        if (!c.present("hosts")) {
+        boolean github = c.present("github_app");
+        if (!c.present("hosts") && github) {
+            hostTexts = null; // the API's host (and github.com beside api.github.com), once the block is read
+        } else if (!c.present("hosts")) {
             c.problem("hosts", "is required: the only destinations this credential may reach");
         } else if (hostTexts != null && hostTexts.isEmpty()) {
             c.problem("hosts", "must name at least one host");
@@ -101,7 +105,18 @@ final class CredentialReader {
         MintSpec mint = null;
         SecretRef secret = null;
         SigV4Reader.Read sigv4 = null;
-        if (c.present("aws_sigv4")) {
+        if (github) {
+            mint = GitHubAppReader.read(c, broker);
+            if (mint != null && !c.present("hosts")) {
+                hostTexts = new ArrayList<>();
+                for (String host : GitHubAppReader.defaultHosts(((MintSpec.GitHubApp) mint).apiUrl())) {
+                    hosts.add(HostPattern.parse(host));
+                    hostTexts.add(new Text(host, c.lineOf("github_app")));
+                }
+                int apiPort = ((MintSpec.GitHubApp) mint).apiUrl().getPort();
+                ports = c.present("ports") || apiPort < 0 ? ports : Set.of(apiPort);
+            }
+        } else if (c.present("aws_sigv4")) {
             sigv4 = SigV4Reader.read(c, broker, sentinels, key);
             secret = sigv4 == null ? null : sigv4.secretAccessKey();
             sentinel = sigv4 == null ? null : sigv4.keys().sentinelAccessKeyId();

@@ -114,6 +114,15 @@ class BrokenConfigTest {
             sigv4-and-secret.yaml | 6: credentials[0].secret: | an aws_sigv4 credential takes its keys from the aws_sigv4 block
             sigv4-real-is-sentinel.yaml | 9: credentials[0].aws_sigv4.access_key_id: | is the sentinel_access_key_id
             sigv4-session-token.yaml | 11: credentials[0].aws_sigv4.session_token: | is not supported yet
+            github-repositories-missing.yaml | 7: credentials[0].github_app.repositories: | is required: the job's repositories
+            github-two-owners.yaml | 10: credentials[0].github_app.repositories: | an installation token covers one account's repositories
+            github-branch-bad.yaml | 11: credentials[0].github_app.branch: | must not hold ".."
+            github-branch-missing.yaml | 7: credentials[0].github_app.branch: | is required: the branch the job may push
+            github-installation-bad.yaml | 9: credentials[0].github_app.installation_id: | must be a positive whole number
+            github-repository-bad.yaml | 10: credentials[0].github_app.repositories: | is not owner/name
+            github-permission-bad.yaml | 11: credentials[0].github_app.permissions.contents: | must be read, write or admin
+            github-and-secret.yaml | 6: credentials[0].secret: | a github_app credential's token is minted by the proxy
+            github-api-plain-http.yaml | 12: credentials[0].github_app.api_url: | must use https
             mint-url-plain-http.yaml | 8: credentials[0].mint.litellm.url: | must use https: the master key goes with every call
             mint-url-missing.yaml | 8: credentials[0].mint.litellm.url: | is required
             mint-duration-bad.yaml | 10: credentials[0].mint.litellm.duration: | must be a whole number and s, m, h, d, w or mo

@@ -426,6 +426,39 @@ class GoodConfigTest {
     }
 
     @Test
+    void aGitHubAppCredentialReachesTheApiAndGitHubComByDefault() throws Exception {
+        Path file = write("github.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "credentials:",
+                "  - name: github",
+                "    sentinel: proxy-injected",
+                "    github_app:",
+                "      app_id: 123456",
+                "      private_key: \"file:/run/secrets/github-app.pem\"",
+                "      installation_id: 42",
+                "      repositories: [cyverse/mesa-sandbox, CyVerse/Notebooks]",
+                "      branch: agent/job-17",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
+        assertTrue(result.ok(), () -> result.problems().toString());
+        org.cyverse.mesa.egress.injector.CredentialSpec github = result.config().credentials().get(0);
+        assertEquals("[api.github.com, github.com]", github.hosts().toString());
+        assertEquals(java.util.Set.of(443), github.ports());
+        var app = (org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp) github.mint();
+        assertEquals("https://api.github.com", app.apiUrl().toString());
+        assertEquals("123456", app.appId());
+        assertEquals(42L, app.installationId());
+        assertEquals(java.util.List.of("cyverse/mesa-sandbox", "CyVerse/Notebooks"), app.repositories());
+        assertEquals("{contents=write, pull_requests=write, metadata=read}", app.permissions().toString(), "what a job needs to push and open a PR");
+        assertEquals("refs/heads/agent/job-17", app.rule().describe());
+        assertTrue(app.graphql());
+        assertFalse(github.injectedByInjector(), "the github step puts it on, in the form each host reads");
+        assertTrue(github.source().contains("installation 42") && github.source().contains("file:/run/secrets/github-app.pem"),
+                github.source());
+    }
+
+    @Test
     void byteLimitsTakeWhatCheckPrints() throws Exception {
         MesaConfig config = loadOk(write("sizes.yaml", "version: 1\nprofile: P2\ncredentials:\n"
                 + "  - name: a\n    hosts: [api.anthropic.com]\n    secret: \"env:A\"\n"

@@ -95,6 +95,14 @@ public record CredentialSpec(
         return mint != null ? "minted: " + mint.describe() : "secret: " + secret;
     }
 
+    /**
+     * Whether {@link Injector} puts this credential on requests (replacing its sentinel, setting its header);
+     * {@code aws_sigv4} and {@code github_app} credentials have steps of their own.
+     */
+    public boolean injectedByInjector() {
+        return sigv4 == null && !(mint instanceof org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp);
+    }
+
     /** Whether the proxy mints this credential's values (rather than reading them from a source). */
     public boolean minted() {
         return mint != null;

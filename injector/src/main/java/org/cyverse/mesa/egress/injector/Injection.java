@@ -19,15 +19,23 @@ import java.util.Map;
  *     {@code method}); {@code null} otherwise
  * @param resigning when the body's aws-chunked chunk signatures must be signed again
  *     ({@code aws_sigv4}, signed chunks), or {@code null}
+ * @param github what a {@code github_app} credential's request was (its repository, a push's check), or {@code null}
  */
 public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
         Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place,
-        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
+        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning, org.cyverse.mesa.egress.injector.github.GitHubUse github) {
 
     /** An injection that leaves the body's signatures alone. */
     public Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
             Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place) {
-        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, null);
+        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, null, null);
+    }
+
+    /** An injection of a credential that is not {@code github_app}. */
+    public Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
+            Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place,
+            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
+        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, resigning, null);
     }
 
     /**
@@ -62,7 +70,11 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
         /** A signature that is not the sentinel key's over this request: 403 sigv4_signature_mismatch. */
         BAD_SIGNATURE("bad_signature"),
         /** A signature whose own syntax is broken (parts missing or named twice): 400 bad_request. */
-        MALFORMED("malformed");
+        MALFORMED("malformed"),
+        /** A GitHub REST or git request for a repository the job does not have: 403 repository_not_allowed. */
+        REPOSITORY_NOT_ALLOWED("repository_not_allowed"),
+        /** A push (or a REST call) that would change a ref other than the job's branch: 403 ref_not_allowed. */
+        REF_NOT_ALLOWED("ref_not_allowed");
 
         private final String label;
 
@@ -93,6 +105,6 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
     @Override
     public String toString() {
         return "Injection[outcome=" + outcome + ", credential=" + credential + ", applied=" + applied + ", detail=" + detail
-                + ", place=" + place + "]";
+                + ", place=" + place + (github == null ? "" : ", github=" + github) + "]";
     }
 }

@@ -80,8 +80,8 @@ public final class Injector implements CredentialStep {
         for (CredentialSpec c : credentials) {
             boolean reachable = (request.tls() || c.allowPlaintext())
                     && CredentialReach.miss(c, destination, request.method(), path) == null;
-            // An aws_sigv4 credential's sentinel is an access key id: SigV4Step re-signs, nothing is replaced here.
-            boolean hasWork = c.sigv4() == null
+            // An aws_sigv4 credential's sentinel is an access key id: SigV4Step re-signs; GitHubStep puts github_app tokens on.
+            boolean hasWork = c.injectedByInjector()
                     && (sentinelAt.containsKey(c.name()) || c.header() != null || c.bodySubstitution() && c.sentinel() != null);
             if (reachable && hasWork) {
                 if (!secrets.containsKey(c.name())) {
@@ -117,7 +117,7 @@ public final class Injector implements CredentialStep {
         List<CredentialSpec> found = new ArrayList<>();
         List<Injection.Applied> done = new ArrayList<>();
         for (CredentialSpec c : credentials) {
-            if (!sentinelAt.containsKey(c.name()) || c.sigv4() != null) {
+            if (!sentinelAt.containsKey(c.name()) || !c.injectedByInjector()) {
                 continue;
             }
             if (!secrets.containsKey(c.name())) {

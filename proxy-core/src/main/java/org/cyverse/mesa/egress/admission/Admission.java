@@ -1,9 +1,7 @@
 package org.cyverse.mesa.egress.admission;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
@@ -17,7 +15,6 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
-import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.budget.BudgetOutcome;
 import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
 import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
@@ -44,7 +41,7 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  *       dialer, once, after the verdict (so {@code check}, which resolves nothing, stops here);
  *   <li>TRACE/TRACK to an inspected host are refused (405: they would echo the credential), and
  *       CONNECT inside an intercepted one (405: a nested tunnel); then
- *       every {@link CredentialStep} in turn refuses the request or rewrites it, and says what its
+ *       every {@link CredentialStep} in turn refuses the request or rewrites it, ({@link CredentialPass}) and says what its
  *       body must be found free of ({@link Verdict.Outgoing#bodyScans}); the body is scanned as it
  *       arrives, by the proxy, before any of it leaves;
  *   <li>last, a request that carries a credential with {@code limits:} takes its place in that
@@ -230,36 +227,12 @@ public final class Admission {
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
         OutgoingRequest sent = new OutgoingRequest(tls, destination, method, pathAndQuery, facts.headers());
-        OutgoingRequest outgoing = sent;
-        Map<String, Secret> body = Map.of(); // a map of its own only when a credential substitutes in the body
-        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning = null; // signed chunks of an aws_sigv4 body
-        List<Injection.Applied> applied = new ArrayList<>();
-        for (CredentialStep step : steps) {
-            Injection injection = step.apply(outgoing);
-            if (injection.outcome() != Injection.Outcome.UNCHANGED && (draft.injection == null || injection.refused())) {
-                // The outcome and the credential it concerns go together: the first applied, or the refused one.
-                draft.injection = injection.outcome();
-                draft.credential = injection.credential();
-            }
-            if (injection.refused()) {
-                draft.place = injection.place();
-                String host = redaction.field(destination.host());
-                if (injection.outcome() == Injection.Outcome.SECRET_LEAK) {
-                    // The leaked value may sit in the path (in any encoding) or the host name: keep it out of the audit log.
-                    draft.path = "[redacted]";
-                    draft.host = host;
-                }
-                return draft.refuse(CredentialRefusals.credential(injection, host, profile()));
-            }
-            applied.addAll(injection.applied());
-            resigning = injection.resigning() != null ? injection.resigning() : resigning;
-            if (!injection.bodySubstitution().isEmpty()) {
-                body = body.isEmpty() ? new LinkedHashMap<>() : body;
-                injection.bodySubstitution().forEach(body::putIfAbsent);
-            }
-            outgoing = new OutgoingRequest(tls, destination, method, injection.pathAndQuery(), injection.headers());
+        CredentialPass pass = CredentialPass.run(steps, sent, draft, redaction, profile());
+        if (pass.refusal() != null) {
+            return draft.refuse(pass.refusal());
         }
-        draft.applied = applied;
+        List<Injection.Applied> applied = draft.applied;
+        OutgoingRequest outgoing = pass.outgoing();
         if (trace && !applied.isEmpty()) {
             return draft.refuse(Refusals.of(Reason.METHOD_REFUSED, destination.host(), profile(), method));
         }
@@ -284,8 +257,9 @@ public final class Admission {
             }
             draft.budget = (BudgetTicket) outcome;
         }
-        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), body, scans, dlp.body(),
-                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks()), resigning));
+        return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), pass.bodySubstitution(), scans, dlp.body(),
+                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks()), pass.resigning(),
+                pass.push()));
     }
 
     /** The policy's refusal, or the approval inbox's when the host may be approved. */

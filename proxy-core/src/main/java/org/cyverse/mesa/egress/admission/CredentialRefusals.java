@@ -19,9 +19,12 @@ public final class CredentialRefusals {
             case UNSUPPORTED -> Reason.SIGV4_UNSUPPORTED;
             case BAD_SIGNATURE -> Reason.SIGV4_SIGNATURE_MISMATCH;
             case MALFORMED -> Reason.BAD_REQUEST;
+            case REPOSITORY_NOT_ALLOWED -> Reason.REPOSITORY_NOT_ALLOWED;
+            case REF_NOT_ALLOWED -> Reason.REF_NOT_ALLOWED;
             case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
         };
-        return credential(reason, injection.credential(), host, profile, injection.detail());
+        Refusal refusal = credential(reason, injection.credential(), host, profile, injection.detail());
+        return injection.github() == null ? refusal : GitHubRefusals.readable(refusal, injection.github());
     }
 
     /**
@@ -42,6 +45,10 @@ public final class CredentialRefusals {
                     + ", in an Authorization header or a presigned URL; the error says what this request used and what to change";
             case SIGV4_SIGNATURE_MISMATCH -> "sign with credential " + credential + "'s sentinel key pair (AWS_ACCESS_KEY_ID and"
                     + " AWS_SECRET_ACCESS_KEY as the sandbox gives them); the proxy re-signs only what that pair signed";
+            case REPOSITORY_NOT_ALLOWED -> "credential " + credential + " reaches only the job's repositories, with the REST"
+                    + " calls that name them and a few repository-free reads; ask the job's owner to attach the repository";
+            case REF_NOT_ALLOWED -> "credential " + credential + " pushes only to the job's branch, with git: push your work there"
+                    + " and open a pull request; branches and tags are not deleted, releases not made, pull requests not merged";
             case BAD_REQUEST -> "fix the request's AWS signature (credential " + credential + "): the error says which part is wrong";
             default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
         };

@@ -78,7 +78,7 @@ public final class Refusals {
             case APPROVAL_REQUIRED -> 403;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
                     CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED, SIGV4_UNSUPPORTED,
-                    SIGV4_SIGNATURE_MISMATCH -> 403;
+                    SIGV4_SIGNATURE_MISMATCH, REPOSITORY_NOT_ALLOWED, REF_NOT_ALLOWED -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
     }
@@ -226,6 +226,8 @@ public final class Refusals {
             case EGRESS_KILLED -> "an operator pulled this sandbox's kill switch: nothing leaves, " + target + " included";
             case SIGV4_UNSUPPORTED -> "the request to " + target + " is signed in a way the proxy cannot re-sign";
             case SIGV4_SIGNATURE_MISMATCH -> "the request to " + target + " is not signed with its credential's sentinel key";
+            case REPOSITORY_NOT_ALLOWED -> "the request to " + target + " is outside the job's GitHub repositories";
+            case REF_NOT_ALLOWED -> "the request to " + target + " would change a ref other than the job's branch";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
         return detail == null ? base : base + " (" + detail + ")";
@@ -260,6 +262,8 @@ public final class Refusals {
             case APPROVAL_REQUIRED -> "ask the job's owner to approve the request in the approval inbox, then retry";
             case SIGV4_UNSUPPORTED, SIGV4_SIGNATURE_MISMATCH -> "sign with AWS Signature Version 4 and the sandbox's sentinel key pair";
             case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
+            case REPOSITORY_NOT_ALLOWED -> "the job's GitHub token reaches only the job's repositories";
+            case REF_NOT_ALLOWED -> "push your work to the job's branch; pull requests into other branches are opened, not pushed";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");

@@ -37,10 +37,12 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * @param dlp the {@code dlp} rule that matched the head (refused in block mode, recorded in audit mode), or {@code null}
  * @param budget the place an allowed request holds in its credentials' {@code limits}: the one part of a verdict with
  *     state, released by whoever runs the request when it ends ({@code Exchange}); {@link BudgetTicket#NONE} otherwise
+ * @param github what a {@code github_app} request was (repository, operation), for the audit record, or {@code null}
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget) {
+        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget,
+        org.cyverse.mesa.egress.injector.github.GitHubUse github) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -63,10 +65,11 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      * @param bodyDlp the {@code dlp} rules for the body, or {@code null} when {@code dlp} is off
      * @param trailers what judges the trailer fields of a chunked body (step 5 again, for them)
      * @param resigning how the body's aws-chunked chunk signatures are signed again, or {@code null}
+     * @param push the branch rule's check of a {@code git-receive-pack} body's command list, or {@code null}
      */
     public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
             List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers,
-            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
+            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning, org.cyverse.mesa.egress.injector.github.PushCheck.Plan push) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);

@@ -30,6 +30,7 @@ final class VerdictDraft {
     String place;
     String dlp;
     BudgetTicket budget = BudgetTicket.NONE;
+    org.cyverse.mesa.egress.injector.github.GitHubUse github;
 
     VerdictDraft(Mode mode, String method) {
         this.mode = mode;
@@ -61,6 +62,6 @@ final class VerdictDraft {
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
         String audited = host != null ? host : refusal == null ? null : refusal.host();
         return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                outgoing, refusal, unreadable, place, dlp, refusal == null ? budget : BudgetTicket.NONE);
+                outgoing, refusal, unreadable, place, dlp, refusal == null ? budget : BudgetTicket.NONE, github);
     }
 }

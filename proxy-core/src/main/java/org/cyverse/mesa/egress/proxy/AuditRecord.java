@@ -9,9 +9,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * where a {@code secret_leak} or {@code credential_endpoint_mismatch} was found ({@code header},
  * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}) or a {@code dlp} rule matched,
  * {@code null} otherwise; {@code dlp} is that rule's name (refused in block mode, recorded in audit mode).
+ * {@code github} (an extension, only on requests of a {@code github_app} credential): the repository,
+ * the operation, and for a push the refs it named.
  */
 @JsonPropertyOrder({"ts", "profile", "client", "mode", "method", "scheme", "host", "port", "path", "decision",
-        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms"})
+        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms", "github"})
 public record AuditRecord(
         String ts,
         String profile,
@@ -31,4 +33,26 @@ public record AuditRecord(
         int status,
         @JsonProperty("bytes_up") long bytesUp,
         @JsonProperty("bytes_down") long bytesDown,
-        @JsonProperty("duration_ms") long durationMs) {}
+        @JsonProperty("duration_ms") long durationMs,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) GitHub github) {
+
+    /** A record without the {@code github} part. */
+    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
+            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
+            long bytesUp, long bytesDown, long durationMs) {
+        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
+                bytesDown, durationMs, null);
+    }
+
+    /**
+     * What a GitHub request was: {@code repository} ({@code owner/name} as the request named it, or
+     * absent for a repository-free call), {@code operation} ({@code rest}, {@code graphql},
+     * {@code git-upload-pack}, {@code git-receive-pack}) and {@code refs}, the refs a push named.
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record GitHub(String repository, String operation, java.util.List<String> refs) {
+        static GitHub of(org.cyverse.mesa.egress.injector.github.GitHubUse use, java.util.List<String> refs) {
+            return use == null ? null : new GitHub(use.repository(), use.operation(), refs);
+        }
+    }
+}

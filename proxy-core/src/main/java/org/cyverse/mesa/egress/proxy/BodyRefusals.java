@@ -1,12 +1,14 @@
 package org.cyverse.mesa.egress.proxy;
 
 import org.cyverse.mesa.egress.admission.CredentialRefusals;
+import org.cyverse.mesa.egress.admission.GitHubRefusals;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.github.PushCheck;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.Finding;
 import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
@@ -54,6 +56,12 @@ final class BodyRefusals {
             Refusal r = finding.trailers().refusal();
             return sentBytes < 0 ? r : new Refusal(r.status(), r.reason(), r.error() + cut, r.host(), r.hint(), r.rule(),
                     r.retryAfterSeconds(), r.details());
+        }
+        if (finding.push() != null) { // github_app: a push the branch rule refused, or a body that is no command list
+            PushCheck check = finding.push();
+            return check.outcome() == PushCheck.Outcome.REFUSED ? GitHubRefusals.push(check, destination.host(), state.profile())
+                    : GitHubRefusals.unreadablePush(check, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, "git receive-pack: "
+                    + check.detail() + cut));
         }
         if (finding.resigning() != null) { // aws_sigv4 signed chunks that are not the client's, or whose framing lies
             ChunkResigner.ChunkException e = finding.resigning();

@@ -219,7 +219,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         RequestBodyGate gate;
         try {
             gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination(), (rule, place) -> exchange.dlpAudited(rule, place, proxy.metrics),
-                    proxy.holdBudget);
+                    proxy.holdBudget, exchange::pushed);
         } catch (RequestBodyScan.UnscannableException e) {
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
             return;

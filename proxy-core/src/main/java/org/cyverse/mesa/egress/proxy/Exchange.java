@@ -27,6 +27,8 @@ final class Exchange {
     private String bodyCredential;
     private String bodyPlace;
     private String dlpRule;
+    /** The refs a git push named, once its command list was read; {@code null} otherwise. */
+    private java.util.List<String> pushedRefs;
     long bytesUp;
     long bytesDown;
 
@@ -54,6 +56,11 @@ final class Exchange {
     }
 
     /** A secret or an out-of-scope sentinel of {@code credential} was found in the body, in {@code place}. */
+    /** A git push's command list was read: the record names its refs. */
+    void pushed(java.util.List<String> refs) {
+        pushedRefs = java.util.List.copyOf(refs);
+    }
+
     void foundInBody(String credential, String place) {
         bodyCredential = credential;
         bodyPlace = place;
@@ -131,7 +138,8 @@ final class Exchange {
 
     /** Records a refusal: an answer given, or a tunnel closed for it. */
     void finishRefused(ProxyContext proxy, Refusal refusal) {
-        finish(proxy, refusal.reason(), refusal.status(), refusal.host(), refusal.rule());
+        finish(proxy, refusal.reason(), refusal.answer() != null ? refusal.answer().status() : refusal.status(), refusal.host(),
+                refusal.rule());
     }
 
     private void finish(ProxyContext proxy, Reason reason, int status, String refusedHost, String refusedRule) {
@@ -158,7 +166,7 @@ final class Exchange {
                 v == null ? null : v.port(), redaction.redactField(v == null ? null : v.path()),
                 allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
                 bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
-                status, bytesUp, bytesDown, nanos / 1_000_000));
+                status, bytesUp, bytesDown, nanos / 1_000_000, AuditRecord.GitHub.of(v == null ? null : v.github(), pushedRefs)));
     }
 
     boolean finished() {

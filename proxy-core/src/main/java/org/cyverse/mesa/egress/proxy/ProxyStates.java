@@ -16,7 +16,7 @@ import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
 import org.cyverse.mesa.egress.injector.mint.Minter;
 import org.cyverse.mesa.egress.injector.mint.Minters;
-import org.cyverse.mesa.egress.injector.sigv4.SigV4Step;
+import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.tls.UpstreamTls;
 
 /**
@@ -62,7 +62,7 @@ final class ProxyStates {
         }
         AddressGuard guard = config.addressGuard(ownAddresses);
         Injector injector = new Injector(config.credentials(), store);
-        Admission admission = new Admission(config, guard, SigV4Step.after(injector, config.credentials(), store), canIntercept,
+        Admission admission = new Admission(config, guard, CredentialSteps.of(injector, config.credentials(), store), canIntercept,
                 new RunningProxy(kill::pulled, budgets, inbox.book()));
         budgets.configure(config.credentials());
         inbox.configure(config);

@@ -53,6 +53,9 @@ final class RefusalResponses {
     }
 
     static FullHttpResponse render(Refusal refusal, String profile, boolean close) {
+        if (refusal.answer() != null) {
+            return answer(refusal, close);
+        }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", refusal.error());
         body.put("reason", refusal.reason().code());
@@ -77,6 +80,21 @@ final class RefusalResponses {
         if (refusal.retryAfterSeconds() > 0) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, refusal.retryAfterSeconds());
         }
+        return response;
+    }
+
+    /** A refusal in the client's own protocol (git's plain text, a receive-pack report), with the reason header still set. */
+    private static FullHttpResponse answer(Refusal refusal, boolean close) {
+        Refusal.Answer answer = refusal.answer();
+        byte[] bytes = answer.body();
+        HttpResponseStatus status = answer.status() == refusal.status() ? status(refusal) : HttpResponseStatus.valueOf(answer.status());
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
+                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+                .set(REASON_HEADER, refusal.reason().code())
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
+                .set(HttpHeaderNames.CONNECTION, close ? HttpHeaderValues.CLOSE : HttpHeaderValues.KEEP_ALIVE);
         return response;
     }
 }

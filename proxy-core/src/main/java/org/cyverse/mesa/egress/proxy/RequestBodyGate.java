@@ -42,32 +42,33 @@ final class RequestBodyGate implements AutoCloseable {
      * would pass {@code limits.scan_hold_total_bytes}), or trailer fields refused.
      */
     record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
-            ChunkResigner.ChunkException resigning) {
+            ChunkResigner.ChunkException resigning, org.cyverse.mesa.egress.injector.github.PushCheck push) {
         Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
-            this(hit, unscannable, dlpRule, false, null, null);
+            this(hit, unscannable, dlpRule, false, null, null, null);
+        }
+
+        Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
+                ChunkResigner.ChunkException resigning) {
+            this(hit, unscannable, dlpRule, overloaded, trailers, resigning, null);
         }
     }
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
     private ChunkResigner resigning; // aws_sigv4 signed chunks, or null
+    private PushGate push; // github_app: a push's command list, or null
     /** What judges a chunked body's trailer fields, or {@code null} when the body is not chunked. */
     private final TrailerCheck trailers;
     /** The trailer fields to send, once judged; {@code null} before (or when there are none). */
     private List<Map.Entry<String, String>> checkedTrailers;
     private final int holdBytes;
     /** Size of the buffers small held chunks are copied into. */
-    static final int PAGE = 16 * 1024;
-    /** Chunks smaller than this are copied when held; larger ones are kept as they came. */
-    static final int SMALL = 4096;
+    static final int PAGE = HeldPages.PAGE;
 
     /** The held body bytes, in pages. */
-    private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
-    private ByteBuf openPage; // the last page, while small chunks may still be copied into it; else null
-    private long heldBytes;
+    private final HeldPages held = new HeldPages();
     private final boolean dlpBlocks;
     private boolean holding;
-    private boolean sawLast;
     private boolean dlpReported;
     /** Where a {@code dlp} rule found in audit mode is recorded (the exchange's record and the metrics). */
     private final BiConsumer<String, String> dlpAudit;
@@ -96,13 +97,19 @@ final class RequestBodyGate implements AutoCloseable {
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination,
-            BiConsumer<String, String> dlpAudit, HoldBudget budget) throws RequestBodyScan.UnscannableException {
+            BiConsumer<String, String> dlpAudit, HoldBudget budget, java.util.function.Consumer<List<String>> refsAudit)
+            throws RequestBodyScan.UnscannableException {
         if (!hasBody(request)) {
             return null;
         }
         RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(),
                 HttpUtil.isTransferEncodingChunked(request) ? out.trailers() : null, ContentCoding.of(request.headers()),
                 state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit, out.resigning());
+        if (out.push() != null) { // held until the command list is judged, even with nothing to scan
+            gate = gate != null ? gate : new RequestBodyGate(null, null, null, 0, false, dlpAudit);
+            gate.push = new PushGate(out.push(), refsAudit);
+            gate.holding = true;
+        }
         if (gate != null) {
             gate.budget = budget;
             gate.budgetMax = state.config().limits().scanHoldTotalBytes();
@@ -153,7 +160,7 @@ final class RequestBodyGate implements AutoCloseable {
 
     /** Whether the scan has seen enough to let the head and what was held go: all of the body, or the bound. */
     boolean holdComplete() {
-        return sawLast || heldBytes >= holdBytes;
+        return (push == null || push.decided()) && (held.sawLast() || held.bytes() >= holdBytes || scan == null);
     }
 
     /** Scans {@code chunk} (not consumed); {@code null} when it is clean. */
@@ -169,7 +176,7 @@ final class RequestBodyGate implements AutoCloseable {
             checkedTrailers = judged.fields();
         }
         if (scan == null) {
-            return null;
+            return pushFinding(chunk);
         }
         try {
             boolean last = chunk instanceof LastHttpContent;
@@ -181,7 +188,7 @@ final class RequestBodyGate implements AutoCloseable {
                 return new Finding(hit, null, null);
             }
             // dlp judges in runs; what is about to leave (all that was held, or a streamed chunk) is judged now.
-            boolean leaving = !holding || last || heldBytes + chunk.content().readableBytes() >= holdBytes;
+            boolean leaving = !holding || last || held.bytes() + chunk.content().readableBytes() >= holdBytes;
             DlpRule rule = leaving ? scan.flushDlp() : scan.dlpFound();
             if (rule != null && !dlpReported) {
                 dlpReported = true;
@@ -190,10 +197,15 @@ final class RequestBodyGate implements AutoCloseable {
                 }
                 dlpAudit.accept(rule.id(), "body");
             }
-            return null;
+            return pushFinding(chunk);
         } catch (RequestBodyScan.UnscannableException e) {
             return new Finding(null, e.getMessage(), null);
         }
+    }
+
+    private Finding pushFinding(HttpContent chunk) {
+        org.cyverse.mesa.egress.injector.github.PushCheck refused = push == null ? null : push.inspect(chunk);
+        return refused == null ? null : new Finding(null, null, null, false, null, null, refused);
     }
 
     /**
@@ -212,53 +224,16 @@ final class RequestBodyGate implements AutoCloseable {
         return true;
     }
 
-    /**
-     * Keeps a clean chunk until {@link #release} (consumed). A chunk of {@value #SMALL} bytes or
-     * more is kept as it came; smaller ones are copied into pages of {@value #PAGE} bytes, so that
-     * what is held costs what it counts (a body in many tiny chunks would otherwise pin a buffer
-     * and an object per chunk).
-     */
+    /** Keeps a clean chunk until {@link #release} (consumed). */
     void hold(HttpContent chunk) {
-        try {
-            ByteBuf bytes = chunk.content();
-            heldBytes += bytes.readableBytes();
-            sawLast |= chunk instanceof LastHttpContent;
-            if (bytes.readableBytes() >= SMALL) {
-                held.add(bytes.retain());
-                openPage = null;
-                return;
-            }
-            int from = bytes.readerIndex();
-            int left = bytes.readableBytes();
-            while (left > 0) {
-                if (openPage == null || !openPage.isWritable()) {
-                    openPage = bytes.alloc().buffer(PAGE, PAGE);
-                    held.add(openPage);
-                }
-                int n = Math.min(left, openPage.writableBytes());
-                openPage.writeBytes(bytes, from, n);
-                from += n;
-                left -= n;
-            }
-        } finally {
-            chunk.release();
-        }
+        held.add(chunk);
     }
 
     /** Stops holding: what was held, as chunks ready to send in order (the gate no longer owns them). */
     List<HttpContent> release() {
         holding = false;
-        openPage = null;
         giveBack();
-        List<HttpContent> out = new ArrayList<>(held.size() + 1);
-        ByteBuf page;
-        while ((page = held.poll()) != null) {
-            out.add(held.isEmpty() && sawLast ? outgoing(new DefaultLastHttpContent(page)) : outgoing(new DefaultHttpContent(page)));
-        }
-        if (out.isEmpty() && sawLast) {
-            out.add(outgoing(new DefaultLastHttpContent()));
-        }
-        return out;
+        return held.release(this::outgoing);
     }
 
     /**
@@ -287,12 +262,8 @@ final class RequestBodyGate implements AutoCloseable {
 
     @Override
     public void close() {
-        openPage = null;
         giveBack();
-        ByteBuf page;
-        while ((page = held.poll()) != null) {
-            page.release();
-        }
+        held.close();
         if (scan != null) {
             scan.close();
         }

@@ -29,7 +29,7 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.injector.Injector;
-import org.cyverse.mesa.egress.injector.sigv4.SigV4Step;
+import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
@@ -148,7 +148,7 @@ class AdmissionTest {
                 + "      secret_access_key: \"env:MESA_TEST_OSN\"\n");
         Map<String, Secret> withOsnValues = new java.util.HashMap<>(values);
         withOsnValues.put("osn", Secret.of("osn-REAL-secret-access-key"));
-        signing = new Admission(withOsn, withOsn.addressGuard(List.of()), SigV4Step.after(new Injector(withOsn.credentials(),
+        signing = new Admission(withOsn, withOsn.addressGuard(List.of()), CredentialSteps.of(new Injector(withOsn.credentials(),
                 fixed(withOsnValues)), withOsn.credentials(), fixed(withOsnValues)), true);
         String granted = book.ask("granted.test", 80).approval().id();
         assertEquals(200, book.approve(granted, null, java.time.Duration.ofHours(1), "alice").status());

@@ -22,7 +22,7 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretValues;
-import org.cyverse.mesa.egress.injector.sigv4.SigV4Step;
+import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.proxy.ProxyServer;
 
 /**
@@ -137,7 +137,7 @@ final class CheckCommand {
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         String pathAndQuery = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
         Admission admission = new Admission(config, config.addressGuard(ProxyServer.hostAddresses()),
-                SigV4Step.after(new Injector(config.credentials(), SecretValues.assumedPresent()), config.credentials(),
+                CredentialSteps.of(new Injector(config.credentials(), SecretValues.assumedPresent()), config.credentials(),
                         SecretValues.assumedPresent()),
                 config.tls().intercept() != InterceptMode.NONE);
         if (scheme.equals("http")) {

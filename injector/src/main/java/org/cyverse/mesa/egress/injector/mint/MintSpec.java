@@ -5,8 +5,11 @@ import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.SecretRef;
 
-/** How a minted credential's value is made: the {@code mint:} block of a credential. One kind today. */
-public sealed interface MintSpec permits MintSpec.LiteLlm {
+/**
+ * How a minted credential's value is made: the {@code mint:} block of a credential (LiteLLM), or
+ * the credential's {@code github_app:} block.
+ */
+public sealed interface MintSpec permits MintSpec.LiteLlm, MintSpec.GitHubApp {
 
     /** The secrets the minter itself needs (never injected anywhere). */
     List<SecretRef> needs();
@@ -43,6 +46,40 @@ public sealed interface MintSpec permits MintSpec.LiteLlm {
             return "litellm virtual key from " + url + " (master key " + masterKey + "; duration " + (duration == null ? "none" : duration)
                     + ", max_budget " + (maxBudget == null ? "none" : maxBudget + " USD") + ", models "
                     + (models.isEmpty() ? "all the gateway allows" : String.join(", ", models)) + ")";
+        }
+    }
+
+    /**
+     * {@code github_app}: a GitHub App installation token per job ({@code POST
+     * /app/installations/{id}/access_tokens}), scoped to {@code repositories} and
+     * {@code permissions} by GitHub, and to {@code branch} by the proxy.
+     *
+     * @param apiUrl the REST API's base URL ({@code https://api.github.com}, or {@code https://HOST/api/v3} for GitHub Enterprise Server)
+     * @param appId the App's id or client id: the JWT's {@code iss}
+     * @param privateKey where the App's private key (PEM) comes from; it signs the JWT and goes nowhere
+     * @param installationId the installation whose token is minted
+     * @param repositories {@code owner/name}, as configured (compared without regard to case, as GitHub does)
+     * @param permissions GitHub's permission names to {@code read}, {@code write} or {@code admin}
+     * @param rule which refs a push may update
+     * @param graphql whether {@code POST /graphql} is let through (the token's repository scope is then its only limit)
+     */
+    record GitHubApp(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
+            Map<String, String> permissions, org.cyverse.mesa.egress.injector.github.BranchRule rule, boolean graphql) implements MintSpec {
+        public GitHubApp {
+            repositories = List.copyOf(repositories);
+            permissions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(permissions));
+        }
+
+        @Override
+        public List<SecretRef> needs() {
+            return List.of(privateKey);
+        }
+
+        @Override
+        public String describe() {
+            return "GitHub App installation token from " + apiUrl + " (app " + appId + ", installation " + installationId
+                    + ", private key " + privateKey + "; repositories " + String.join(", ", repositories) + "; permissions "
+                    + permissions + "; pushes only to " + rule.describe() + (graphql ? "" : "; GraphQL refused") + ")";
         }
     }
 }

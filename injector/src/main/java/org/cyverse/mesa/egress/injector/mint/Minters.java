@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.injector.mint;
 
 import java.net.http.HttpClient;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.ServiceClients;
+import org.cyverse.mesa.egress.injector.github.GitHubAppMinter;
 
 /** Makes the minter of every minted credential of a config. */
 public final class Minters {
@@ -27,13 +29,15 @@ public final class Minters {
     public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls) {
         Map<String, Minter> minters = new LinkedHashMap<>();
         HttpClient http = null;
+        LiteLlmMinter.SecretReader secrets = ref -> SecretSources.fetch(sources, ref).secret();
         for (CredentialSpec spec : credentials) {
+            if (spec.mint() != null && http == null) {
+                http = ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
+            }
             if (spec.mint() instanceof MintSpec.LiteLlm litellm) {
-                if (http == null) {
-                    http = ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
-                }
-                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, ref -> SecretSources.fetch(sources, ref).secret(), http,
-                        TIMEOUT));
+                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, secrets, http, TIMEOUT));
+            } else if (spec.mint() instanceof MintSpec.GitHubApp app) {
+                minters.put(spec.name(), new GitHubAppMinter(spec.name(), app, secrets, http, TIMEOUT, Clock.systemUTC()));
             }
         }
         return minters;

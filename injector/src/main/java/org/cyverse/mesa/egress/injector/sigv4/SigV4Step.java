@@ -52,12 +52,6 @@ public final class SigV4Step implements CredentialStep {
         this.clock = clock;
     }
 
-    /** The credential steps in the order they run: {@code injector}, then this kind when a credential is {@code aws_sigv4}. */
-    public static List<CredentialStep> after(CredentialStep injector, List<CredentialSpec> credentials, SecretValues store) {
-        SigV4Step step = new SigV4Step(credentials, store, Clock.systemUTC());
-        return step.credentials.isEmpty() ? List.of(injector) : List.of(injector, step);
-    }
-
     @Override
     public Injection apply(OutgoingRequest request) {
         String pathAndQuery = request.pathAndQuery();

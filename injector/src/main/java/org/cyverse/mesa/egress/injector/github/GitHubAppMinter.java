@@ -1,0 +1,173 @@
+package org.cyverse.mesa.egress.injector.github;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
+import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.SecretLease;
+import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.mint.LiteLlmMinter.SecretReader;
+import org.cyverse.mesa.egress.injector.mint.Minter;
+import org.cyverse.mesa.egress.injector.mint.MintSpec;
+
+/**
+ * GitHub App installation tokens (GitHub REST docs, "Authenticating as a GitHub App installation"):
+ * the proxy signs an RS256 JWT with the App's private key ({@code iat} 60 s in the past against
+ * clock drift, {@code exp} 9 minutes on, within GitHub's 10, {@code iss} the App's id), then
+ * {@code POST /app/installations/{id}/access_tokens} with the job's {@code repositories} and
+ * {@code permissions}, and takes GitHub's {@code token} until its {@code expires_at}. Retiring a
+ * token is {@code DELETE /installation/token}, authenticated with the token itself. The private
+ * key is read from its source for every mint and never kept; the JWT and the token are sent
+ * only to {@code api_url}. Messages name GitHub's own message, never a key, JWT or token.
+ */
+public final class GitHubAppMinter implements Minter {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** GitHub's REST API version header (the docs' current one). */
+    static final String API_VERSION = "2022-11-28";
+
+    private final String credential;
+    private final MintSpec.GitHubApp spec;
+    private final SecretReader keys;
+    private final HttpClient http;
+    private final Duration timeout;
+    private final Clock clock;
+
+    /** @param http a client that does not follow redirects (the JWT and tokens must not be carried elsewhere) */
+    public GitHubAppMinter(String credential, MintSpec.GitHubApp spec, SecretReader keys, HttpClient http, Duration timeout, Clock clock) {
+        this.credential = credential;
+        this.spec = spec;
+        this.keys = keys;
+        this.http = http;
+        this.timeout = timeout;
+        this.clock = clock;
+    }
+
+    @Override
+    public SecretLease mint(SecretLease previous) throws SecretUnavailableException {
+        String jwt = jwt();
+        ObjectNode body = JSON.createObjectNode();
+        var names = body.putArray("repositories");
+        spec.repositories().forEach(r -> names.add(r.substring(r.indexOf('/') + 1)));
+        ObjectNode permissions = body.putObject("permissions");
+        spec.permissions().forEach(permissions::put);
+        HttpResponse<String> answer = send(request("/app/installations/" + spec.installationId() + "/access_tokens", jwt)
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).header("Content-Type", "application/json").build(), "minting");
+        if (answer.statusCode() != 201) {
+            throw new SecretUnavailableException("credential " + credential + ": GitHub refused to mint an installation token for"
+                    + " installation " + spec.installationId() + " (" + answer.statusCode() + " " + message(answer) + "); "
+                    + hint(answer.statusCode()));
+        }
+        try {
+            JsonNode json = JSON.readTree(answer.body());
+            String token = json.path("token").asText("");
+            Instant expires = Instant.parse(json.path("expires_at").asText());
+            if (token.isEmpty() || token.chars().anyMatch(ch -> ch <= 0x20 || ch >= 0x7f)) {
+                throw new SecretUnavailableException("credential " + credential + ": GitHub's answer holds no usable token");
+            }
+            return new SecretLease(Secret.of(token), expires, "installation " + spec.installationId() + " until " + expires);
+        } catch (IOException | DateTimeParseException e) {
+            throw new SecretUnavailableException("credential " + credential + ": GitHub's answer to minting is not the documented"
+                    + " {token, expires_at} (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    @Override
+    public void retire(SecretLease lease) throws SecretUnavailableException {
+        if (lease.expiresAt() != null && !clock.instant().isBefore(lease.expiresAt())) {
+            return; // expired at GitHub too
+        }
+        HttpResponse<String> answer = send(request("/installation/token", null).header("Authorization", "Bearer " + lease.secret().reveal())
+                .DELETE().build(), "revoking");
+        // 204: revoked; 401: the token is no longer valid (revoked or expired already): nothing left to take back.
+        if (answer.statusCode() != 204 && answer.statusCode() != 401) {
+            throw new SecretUnavailableException("credential " + credential + ": GitHub did not revoke the installation token ("
+                    + answer.statusCode() + " " + message(answer) + ")");
+        }
+    }
+
+    @Override
+    public String describe(SecretLease lease) {
+        return "installation token of installation " + spec.installationId() + " (expiring " + lease.expiresAt() + ")";
+    }
+
+    private String jwt() throws SecretUnavailableException {
+        Secret pem = keys.read(spec.privateKey());
+        Instant now = clock.instant();
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().issuer(spec.appId()).issueTime(Date.from(now.minusSeconds(60)))
+                .expirationTime(Date.from(now.plus(Duration.ofMinutes(9)))).build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).type(JOSEObjectType.JWT).build(), claims);
+        try {
+            jwt.sign(new RSASSASigner(AppKey.parse(pem, credential)));
+        } catch (JOSEException e) {
+            throw new SecretUnavailableException("credential " + credential + ": the App's JWT could not be signed (" + e.getMessage() + ")");
+        }
+        return jwt.serialize();
+    }
+
+    private HttpRequest.Builder request(String path, String jwt) {
+        String base = spec.apiUrl().toString().replaceAll("/+$", "");
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+                .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", API_VERSION)
+                .header("User-Agent", "mesa-egress");
+        return jwt == null ? b : b.header("Authorization", "Bearer " + jwt);
+    }
+
+    private HttpResponse<String> send(HttpRequest request, String what) throws SecretUnavailableException {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new SecretUnavailableException("credential " + credential + ": " + what + " at " + spec.apiUrl() + " failed: "
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SecretUnavailableException("credential " + credential + ": interrupted while " + what);
+        }
+    }
+
+    /** GitHub's error {@code message} (its documented error body), or the start of the body. */
+    private static String message(HttpResponse<String> answer) {
+        try {
+            JsonNode json = JSON.readTree(answer.body());
+            if (json != null && json.hasNonNull("message")) {
+                return "\"" + abbreviate(json.get("message").asText()) + "\"";
+            }
+        } catch (IOException e) {
+            // not JSON: fall through
+        }
+        return answer.body() == null || answer.body().isBlank() ? "(no body)" : "\"" + abbreviate(answer.body()) + "\"";
+    }
+
+    private static String abbreviate(String text) {
+        String flat = text.replaceAll("[\\x00-\\x1f]", " ");
+        return flat.length() <= 200 ? flat : flat.substring(0, 197) + "...";
+    }
+
+    private static String hint(int status) {
+        return switch (status) {
+            case 401 -> "GitHub did not accept the App's JWT: check app_id and that private_key is this App's current key";
+            case 403 -> "the App may not do this: check the App's permissions and that the installation is not suspended";
+            case 404 -> "no such installation for this App: check installation_id (the App's installations are listed at"
+                    + " GET /app/installations)";
+            case 422 -> "check repositories (each must be in the installation) and permissions (each within what the App was granted)";
+            default -> "retried with backoff";
+        };
+    }
+}

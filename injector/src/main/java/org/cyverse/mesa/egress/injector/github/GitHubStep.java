@@ -1,0 +1,129 @@
+package org.cyverse.mesa.egress.injector.github;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.CredentialStep;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.OutgoingRequest;
+import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.mint.MintSpec;
+
+/**
+ * The {@code github_app} credentials of SPEC.md step 5: to the API, {@code Authorization: Bearer
+ * <installation token>} (whatever the agent sent: {@code token <sentinel>}, {@code Bearer
+ * <sentinel>}, nothing); to git smart HTTP, {@code Authorization: Basic x-access-token:<token>}.
+ * Only for the job's repositories: a REST call naming another repository, a REST path outside
+ * the repository-free reads, and git for another repository are refused
+ * {@code repository_not_allowed}; REST calls that move refs other than the job's branch are
+ * refused {@code ref_not_allowed}, and a push carries a {@link PushCheck} that its command list
+ * must pass before any of it leaves. Anything else on the credential's hosts (web pages,
+ * archives) goes unchanged, with nothing injected. Pure apart from reading the store; thread-safe.
+ *
+ * <p>The {@link org.cyverse.mesa.egress.injector.Injector} before this step keeps the sentinel
+ * away from other hosts and refuses the real token wherever the agent sends it.
+ */
+public final class GitHubStep implements CredentialStep {
+
+    private final List<CredentialSpec> credentials;
+    private final SecretValues store;
+
+    public GitHubStep(List<CredentialSpec> credentials, SecretValues store) {
+        this.credentials = credentials.stream().filter(c -> c.mint() instanceof MintSpec.GitHubApp).toList();
+        this.store = store;
+    }
+
+    /** Whether any credential is a {@code github_app}. */
+    public boolean any() {
+        return !credentials.isEmpty();
+    }
+
+    @Override
+    public Injection apply(OutgoingRequest request) {
+        CredentialSpec c = credentials.stream().filter(s -> s.covers(request.destination())).findFirst().orElse(null);
+        if (c == null) {
+            return unchanged(request, null);
+        }
+        MintSpec.GitHubApp app = (MintSpec.GitHubApp) c.mint();
+        String pathAndQuery = request.pathAndQuery();
+        int q = pathAndQuery.indexOf('?');
+        GitHubRoute route = GitHubRoute.of(app.apiUrl(), request.destination(), request.method(), q < 0 ? pathAndQuery
+                : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
+        String operation = switch (route.kind()) {
+            case GIT_FETCH -> "git-upload-pack";
+            case GIT_PUSH_REFS, GIT_PUSH -> "git-receive-pack";
+            case GRAPHQL -> "graphql";
+            default -> "rest";
+        };
+        GitHubUse use = new GitHubUse(route.repository(), operation, null);
+        String refused = switch (route.kind()) {
+            case OTHER -> null;
+            case UNREADABLE -> "the path of this request to " + request.destination().authority() + " cannot be read unambiguously (an"
+                    + " encoded \"/\", a dot segment or an unknown git service)";
+            case REST_OTHER -> "the REST call " + request.method() + " " + route.rest() + " names none of the job's repositories and is"
+                    + " not one of the repository-free reads";
+            case GRAPHQL -> app.graphql() ? null : "GraphQL is refused for credential " + c.name() + " (graphql: false)";
+            case REST_FREE -> null;
+            case REST_REPOSITORY, GIT_FETCH, GIT_PUSH_REFS, GIT_PUSH -> jobHas(app, route.repository()) ? null : "the job's repositories"
+                    + " (credential " + c.name() + ": " + String.join(", ", app.repositories()) + ") do not include " + route.repository();
+        };
+        if (route.kind() == GitHubRoute.Kind.OTHER) {
+            return unchanged(request, null);
+        }
+        if (refused != null) {
+            return refusal(Injection.Outcome.REPOSITORY_NOT_ALLOWED, c, refused, use);
+        }
+        if (route.kind() == GitHubRoute.Kind.REST_REPOSITORY) {
+            String why = RestRefRule.refusal(request.method(), route.rest(), app.rule());
+            if (why != null) {
+                return refusal(Injection.Outcome.REF_NOT_ALLOWED, c, why + " (repository " + route.repository() + ")", use);
+            }
+        }
+        if (!request.tls() && !c.allowPlaintext()) {
+            return refusal(Injection.Outcome.PLAINTEXT, c, "credential " + c.name() + " is injected only over https", use);
+        }
+        Optional<Secret> token = store.current(c.name());
+        if (token.isEmpty()) {
+            return refusal(Injection.Outcome.UNAVAILABLE, c, "credential " + c.name() + " has no valid installation token now (not minted"
+                    + " yet, GitHub refused or unreachable, expired or revoked)", use);
+        }
+        boolean git = use.git();
+        String value = git ? "Basic " + Base64.getEncoder().encodeToString(("x-access-token:" + token.get().reveal())
+                .getBytes(StandardCharsets.UTF_8)) : "Bearer " + token.get().reveal();
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        for (Map.Entry<String, String> h : request.headers()) {
+            if (!h.getKey().equalsIgnoreCase("authorization")) {
+                headers.add(h);
+            }
+        }
+        headers.add(Map.entry("Authorization", value));
+        if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
+            use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule()));
+        }
+        String where = route.repository() == null ? operation : operation + " " + route.repository();
+        return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
+                List.of("authorization set: installation token as " + (git ? "Basic x-access-token" : "Bearer") + " (" + where + ")"))),
+                "injected " + c.name(), null, null, use);
+    }
+
+    private static boolean jobHas(MintSpec.GitHubApp app, String repository) {
+        Set<String> keys = app.repositories().stream().map(GitHubRoute::key).collect(Collectors.toSet());
+        return repository != null && keys.contains(GitHubRoute.key(repository));
+    }
+
+    private static Injection unchanged(OutgoingRequest request, GitHubUse use) {
+        return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
+                "no credential applies", null, null, use);
+    }
+
+    private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail, GitHubUse use) {
+        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, null, null, use);
+    }
+}
