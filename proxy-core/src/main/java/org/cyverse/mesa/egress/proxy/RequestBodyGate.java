@@ -148,6 +148,11 @@ final class RequestBodyGate implements AutoCloseable {
         return resigning == null ? chunk : BodyRewriting.resign(chunk, resigning);
     }
 
+    /** Whether the chunks now coming are dropped: a refused push, answered once its body has ended. */
+    boolean dropping() {
+        return push != null && push.dropping();
+    }
+
     /** Whether the body's length changes on the way (it is then sent chunked). */
     boolean rewrites() {
         return substitution != null;

@@ -139,6 +139,8 @@ final class RequestUpload {
         if (finding != null) {
             content.release();
             listener.bodyRefused(finding, state != State.HOLDING);
+        } else if (gate.dropping()) {
+            content.release();
         } else if (state == State.HOLDING && !gate.reserve(content)) {
             content.release();
             listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true, null, null), false);

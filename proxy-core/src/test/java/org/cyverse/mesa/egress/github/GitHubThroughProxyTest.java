@@ -1,0 +1,247 @@
+package org.cyverse.mesa.egress.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.cyverse.mesa.egress.injector.github.AppJwt;
+import org.cyverse.mesa.egress.injector.github.FakeGitHub;
+import org.cyverse.mesa.egress.testkit.GitSmartHttpServer;
+import org.cyverse.mesa.egress.testkit.GitSmartHttpServer.Result;
+import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.cyverse.mesa.egress.testpki.TestPki;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A github_app credential end to end: the real proxy mints an installation token from WireMock
+ * playing GitHub's API ({@link FakeGitHub}, fixtures from GitHub's REST docs), the machine's real
+ * git clones and pushes through it to a real smart-HTTP server ({@code git http-backend} behind
+ * HTTPS, {@link GitSmartHttpServer}) that accepts only {@code x-access-token:<token>}, and the JDK
+ * HttpClient makes gh-shaped REST calls. The agent holds the sentinel only. Pushes to anything but
+ * the job's branch fail with git printing the reason, and the server's repository is unchanged.
+ */
+class GitHubThroughProxyTest {
+
+    static final String TOKEN = "ghs_16C7e42F292c6912E7710c838347Ae178B4a";
+    static final String SENTINEL = "proxy-injected";
+    static final long INSTALLATION = 4242;
+    static final String REPO = "acme/widgets.git";
+
+    @TempDir
+    Path dir;
+    FakeGitHub github;
+    GitSmartHttpServer git;
+    ProxyFixture proxy;
+    KeyPair appKey;
+    Map<String, String> env;
+
+    @BeforeEach
+    void start() throws Exception {
+        github = FakeGitHub.https(dir);
+        github.account("acme");
+        github.mints(INSTALLATION, TOKEN);
+        github.revokes();
+        github.repository("acme", "widgets", TOKEN);
+        TestPki pki = new TestPki("git");
+        git = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("repos")), pki.serverContext("localhost", "127.0.0.1"),
+                "x-access-token", TOKEN);
+        git.createRepository(REPO);
+        git.createRepository("acme/secret-plans.git");
+        Path cas = dir.resolve("upstream-cas.pem");
+        Files.writeString(cas, Files.readString(github.caPem()) + "\n" + Files.readString(pki.writeCaPem(dir.resolve("git-ca.pem"))));
+        appKey = AppJwt.newAppKey();
+        Path key = dir.resolve("app.pem");
+        Files.writeString(key, AppJwt.pkcs1Pem(appKey));
+        proxy = ProxyFixture.start("profile: P2\n"
+                + "tls:\n  upstream_ca: \"" + cas + "\"\n  intercept: all\n"
+                + "allow:\n  - host: localhost\n    ports: [" + github.port() + ", " + git.port() + "]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
+                + "credentials:\n  - name: github\n    hosts: [localhost]\n    ports: [" + github.port() + ", " + git.port() + "]\n"
+                + "    sentinel: " + SENTINEL + "\n"
+                + "    github_app:\n      app_id: 123456\n      private_key: \"file:" + key + "\"\n"
+                + "      installation_id: " + INSTALLATION + "\n      repositories: [Acme/Widgets]\n"
+                + "      branch: agent/job-17\n      api_url: \"" + github.url() + "\"\n");
+        proxy.awaitReady(Duration.ofSeconds(15));
+        Path ca = dir.resolve("proxy-ca.pem");
+        Files.writeString(ca, proxy.admin("/ca.pem").body());
+        Path home = Files.createDirectories(dir.resolve("home"));
+        env = Map.of("HTTPS_PROXY", "http://127.0.0.1:" + proxy.port(), "GIT_SSL_CAINFO", ca.toString(), "HOME", home.toString());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            if (proxy != null) {
+                String everything = proxy.auditText();
+                proxy.close();
+                assertFalse(everything.contains(TOKEN), "the token is never in the audit log");
+            }
+        } finally {
+            git.close();
+            github.close();
+        }
+    }
+
+    /** The URL the agent uses: the sentinel as git's password, as a credential helper would give it. */
+    String url(String repo) {
+        return "https://x-access-token:" + SENTINEL + "@localhost:" + git.port() + "/" + repo;
+    }
+
+    Path cloned() throws Exception {
+        Path work = dir.resolve("work");
+        Result clone = GitSmartHttpServer.git(dir, env, "clone", url(REPO), work.toString());
+        assertTrue(clone.ok(), clone.err());
+        return work;
+    }
+
+    Result commitAndPush(Path work, String file, String... refspecs) throws Exception {
+        Files.writeString(work.resolve(file), "work of the agent\n");
+        assertTrue(GitSmartHttpServer.git(work, env, "add", file).ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-qm",
+                "agent's change").ok());
+        String[] args = new String[refspecs.length + 2];
+        args[0] = "push";
+        args[1] = "origin";
+        System.arraycopy(refspecs, 0, args, 2, refspecs.length);
+        return GitSmartHttpServer.git(work, env, args);
+    }
+
+    @Test
+    void cloneAndPushToTheJobBranchWorkWithTheMintedTokenAndTheAppJwtIsGitHubs() throws Exception {
+        Path work = cloned();
+
+        assertTrue(Files.readString(work.resolve("README.md")).contains("acme/widgets"));
+        Result push = commitAndPush(work, "fix.txt", "HEAD:refs/heads/agent/job-17");
+
+        assertTrue(push.ok(), push.err());
+        String head = GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip();
+        assertEquals(head, git.refs(REPO).get("refs/heads/agent/job-17"), "the server has the agent's commit on the job branch");
+        String basic = "Basic " + Base64.getEncoder().encodeToString(("x-access-token:" + TOKEN).getBytes(StandardCharsets.UTF_8));
+        for (GitSmartHttpServer.Seen seen : git.seen()) {
+            assertEquals(basic, seen.authorization(), "every request reached the server with the token, never the sentinel: " + seen);
+        }
+        AppJwt.Claims claims = AppJwt.verify(github.requests("/app/installations/").get(0).getHeader("Authorization"),
+                (RSAPublicKey) appKey.getPublic());
+        assertEquals("123456", claims.iss());
+        JsonNode asked = github.bodies("/app/installations/").get(0);
+        assertEquals("[\"Widgets\"]", asked.path("repositories").toString());
+        JsonNode audit = proxy.awaitAuditRecord(r -> r.path("path").asText().endsWith("/git-receive-pack")
+                && r.path("method").asText().equals("POST") && r.path("github").path("refs").size() > 0);
+        assertEquals("allow", audit.path("decision").asText());
+        assertEquals("github", audit.path("credential").asText());
+        assertEquals("acme/widgets", audit.path("github").path("repository").asText());
+        assertEquals("[\"refs/heads/agent/job-17\"]", audit.path("github").path("refs").toString());
+    }
+
+    @Test
+    void pushesToMainATagADeletionOrMainWithTheJobBranchFailWithTheReasonAndChangeNothing() throws Exception {
+        Path work = cloned();
+        Result first = commitAndPush(work, "a.txt", "HEAD:refs/heads/agent/job-17");
+        assertTrue(first.ok(), first.err());
+        Map<String, String> before = git.refs(REPO);
+        int receivePacks = receivePackPosts();
+        String[][] pushes = {{"b.txt", "HEAD:refs/heads/main"}, {"c.txt", "HEAD:refs/tags/v2"}, {null, ":refs/heads/agent/job-17"},
+            {"d.txt", "HEAD:refs/heads/agent/job-17", "HEAD:refs/heads/main"}};
+        for (String[] push : pushes) {
+            List<String> refspecs = java.util.Arrays.asList(push).subList(1, push.length);
+            Result result = push[0] == null ? GitSmartHttpServer.git(work, env, "push", "origin", refspecs.get(0))
+                    : commitAndPush(work, push[0], refspecs.toArray(String[]::new));
+
+            assertNotEquals(0, result.exit(), "git push " + refspecs + " must fail: " + result.err());
+            assertTrue(result.err().contains("refused by egress policy"), "git prints the reason: " + result.err());
+            assertTrue(result.err().contains("remote: mesa-egress:"), "and the proxy's message: " + result.err());
+            assertEquals(before, git.refs(REPO), "the server's repository is unchanged after git push " + refspecs);
+        }
+        assertEquals(receivePacks, receivePackPosts(), "no refused push reached the server");
+        JsonNode mixed = proxy.awaitAuditRecord(r -> r.path("github").path("refs").size() == 2);
+        assertEquals("deny", mixed.path("decision").asText());
+        assertEquals("ref_not_allowed", mixed.path("reason").asText());
+        assertEquals("[\"refs/heads/agent/job-17\",\"refs/heads/main\"]", mixed.path("github").path("refs").toString());
+    }
+
+    @Test
+    void aPushLargerThanGitsPostBufferGoesChunkedToTheJobBranchAndIsRefusedWholeToMain() throws Exception {
+        Path work = cloned();
+        byte[] noise = new byte[3 << 20];
+        new java.util.Random(17).nextBytes(noise);
+        Files.write(work.resolve("big.bin"), noise); // over http.postBuffer (1 MiB): git probes with "0000", then sends chunked
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "big.bin").ok());
+        Map<String, String> before = git.refs(REPO);
+        Result toMain = commitAndPush(work, "big.txt", "HEAD:refs/heads/main");
+
+        assertNotEquals(0, toMain.exit());
+        assertTrue(toMain.err().contains("[remote rejected] HEAD -> main (refused by egress policy"), "git: " + toMain.err());
+        assertEquals(before, git.refs(REPO), "the server's repository is unchanged");
+
+        Result toJob = GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17");
+        assertTrue(toJob.ok(), toJob.err());
+        assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
+    }
+
+    @Test
+    void anotherRepositoryIsRefusedAndGitSaysWhy() throws Exception {
+        Result clone = GitSmartHttpServer.git(dir, env, "clone", url("acme/secret-plans.git"), dir.resolve("other").toString());
+
+        assertNotEquals(0, clone.exit());
+        assertTrue(clone.err().contains("remote: mesa-egress: repository_not_allowed"), clone.err());
+        assertTrue(git.seen().stream().noneMatch(s -> s.path().contains("secret-plans")), "the server never saw it");
+        JsonNode audit = proxy.awaitAuditRecord(r -> "repository_not_allowed".equals(r.path("reason").asText()));
+        assertEquals("acme/secret-plans", audit.path("github").path("repository").asText());
+    }
+
+    @Test
+    void restCallsShapedAsGhsGetTheTokenForTheJobsRepositoryOnly() throws Exception {
+        HttpRequest allowed = HttpRequest.newBuilder(URI.create(github.url() + "/repos/acme/widgets"))
+                .header("Authorization", "token " + SENTINEL).header("Accept", "application/vnd.github+json").build();
+        HttpResponse<String> ok = proxy.interceptingClient().send(allowed, HttpResponse.BodyHandlers.ofString());
+
+        assertEquals(200, ok.statusCode(), ok.body());
+        assertEquals("Bearer " + TOKEN, github.requests("/repos/acme/widgets").get(0).getHeader("Authorization"));
+        assertFalse(ok.body().contains(TOKEN));
+
+        HttpRequest other = HttpRequest.newBuilder(URI.create(github.url() + "/repos/acme/secret-plans"))
+                .header("Authorization", "token " + SENTINEL).build();
+        HttpResponse<String> refused = proxy.interceptingClient().send(other, HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, refused.statusCode());
+        JsonNode body = new ObjectMapper().readTree(refused.body());
+        assertEquals("repository_not_allowed", body.path("reason").asText());
+        assertTrue(body.path("message").asText().contains("acme/secret-plans"), "gh prints message: " + body);
+        assertTrue(github.requests("/repos/acme/secret-plans").isEmpty());
+
+        HttpRequest merge = HttpRequest.newBuilder(URI.create(github.url() + "/repos/acme/widgets/pulls/1/merge"))
+                .header("Authorization", "token " + SENTINEL).PUT(HttpRequest.BodyPublishers.ofString("{}")).build();
+        HttpResponse<String> notMerged = proxy.interceptingClient().send(merge, HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, notMerged.statusCode());
+        assertEquals("ref_not_allowed", notMerged.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
+    }
+
+    @Test
+    void stoppingRevokesTheToken() throws Exception {
+        assertTrue(proxy.server().stop(Duration.ofSeconds(3)));
+        var revoked = github.requests("/installation/token");
+        assertEquals(1, revoked.size(), "one DELETE /installation/token on stop");
+        assertEquals("Bearer " + TOKEN, revoked.get(0).getHeader("Authorization"));
+    }
+
+    private int receivePackPosts() {
+        return (int) git.seen().stream().filter(s -> s.method().equals("POST") && s.path().endsWith("git-receive-pack")).count();
+    }
+}
