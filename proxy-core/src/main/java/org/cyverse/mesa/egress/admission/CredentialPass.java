@@ -50,7 +50,9 @@ record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Sec
                     draft.path = "[redacted]";
                     draft.host = host;
                 }
-                return new CredentialPass(CredentialRefusals.credential(injection, host, profile), outgoing, body, null, null);
+                Refusal refusal = CredentialRefusals.credential(injection, host, profile);
+                return new CredentialPass(injection.github() == null ? refusal : GitHubRefusals.readable(refusal, injection.github()),
+                        outgoing, body, null, null);
             }
             applied.addAll(injection.applied());
             resigning = injection.resigning() != null ? injection.resigning() : resigning;

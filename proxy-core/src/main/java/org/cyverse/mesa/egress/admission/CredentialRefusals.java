@@ -23,8 +23,7 @@ public final class CredentialRefusals {
             case REF_NOT_ALLOWED -> Reason.REF_NOT_ALLOWED;
             case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
         };
-        Refusal refusal = credential(reason, injection.credential(), host, profile, injection.detail());
-        return injection.github() == null ? refusal : GitHubRefusals.readable(refusal, injection.github());
+        return credential(reason, injection.credential(), host, profile, injection.detail());
     }
 
     /**

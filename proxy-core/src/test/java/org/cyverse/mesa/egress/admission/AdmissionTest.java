@@ -118,6 +118,7 @@ class AdmissionTest {
     static Admission approving;
     /** With an aws_sigv4 credential for osn.test. */
     static Admission signing;
+    static Admission github;
 
     @BeforeAll
     static void load(@TempDir Path dir) throws IOException {
@@ -150,6 +151,14 @@ class AdmissionTest {
         withOsnValues.put("osn", Secret.of("osn-REAL-secret-access-key"));
         signing = new Admission(withOsn, withOsn.addressGuard(List.of()), CredentialSteps.of(new Injector(withOsn.credentials(),
                 fixed(withOsnValues)), withOsn.credentials(), fixed(withOsnValues)), true);
+        MesaConfig withGitHub = load(dir, CONFIG.replace("allow:\n", "allow:\n  - host: \"ghapi.test\"\n  - host: \"gh.test\"\n")
+                + "  - name: gh\n    hosts: [\"ghapi.test\", \"gh.test\"]\n    sentinel: gh-sentinel\n    github_app:\n"
+                + "      app_id: 1\n      private_key: \"env:MESA_TEST_GH_KEY\"\n      installation_id: 2\n"
+                + "      repositories: [acme/widgets]\n      branch: agent/job-17\n      api_url: https://ghapi.test\n");
+        Map<String, Secret> withGitHubValues = new java.util.HashMap<>(values);
+        withGitHubValues.put("gh", Secret.of("ghs_REALTOKEN0000000000000000000000000001"));
+        github = new Admission(withGitHub, withGitHub.addressGuard(List.of()), CredentialSteps.of(new Injector(withGitHub.credentials(),
+                fixed(withGitHubValues)), withGitHub.credentials(), fixed(withGitHubValues)), true);
         String granted = book.ask("granted.test", 80).approval().id();
         assertEquals(200, book.approve(granted, null, java.time.Duration.ofHours(1), "alice").status());
         String getOnly = book.ask("getonly.test", 443).approval().id();
@@ -343,6 +352,14 @@ class AdmissionTest {
                 new Row("aws_sigv4: the sentinel key id to another host", signing, inside("api.test", "GET", "/", "Authorization",
                         "AWS4-HMAC-SHA256 Credential=SNTLOSNSENTINEL00001/20261202/us-east-1/s3/aws4_request"),
                         Reason.CREDENTIAL_ENDPOINT_MISMATCH, Mode.INTERCEPT, "osn", null),
+                new Row("github_app: the job's repository over git", github, inside("gh.test", "GET",
+                        "/acme/widgets.git/info/refs?service=git-upload-pack"), Reason.ALLOWED, Mode.INTERCEPT, "gh", null),
+                new Row("github_app: another repository over REST", github, inside("ghapi.test", "GET", "/repos/acme/other", "Authorization",
+                        "token gh-sentinel"), Reason.REPOSITORY_NOT_ALLOWED, Mode.INTERCEPT, "gh", null),
+                new Row("github_app: merging a pull request into its base", github, inside("ghapi.test", "PUT", "/repos/acme/widgets/pulls/1/merge"),
+                        Reason.REF_NOT_ALLOWED, Mode.INTERCEPT, "gh", null),
+                new Row("github_app: the sentinel to another host", github, inside("api.test", "GET", "/", "Authorization", "token gh-sentinel"),
+                        Reason.CREDENTIAL_ENDPOINT_MISMATCH, Mode.INTERCEPT, "gh", null),
                 new Row("no value for a credential in scope", unavailable, inside("api.test", "GET", "/"), Reason.CREDENTIAL_UNAVAILABLE,
                         Mode.INTERCEPT, "api", "allow[4]: api.test"));
     }

@@ -297,4 +297,26 @@ class MainTest extends CommandTestBase {
                 + " key: env:OSN_SECRET_KEY)", osn.get("source").asText());
         assertFalse(out().contains("sentinel-secret-access-key"), "the sentinel secret is not printed either");
     }
+
+    @Test
+    void checkShowsAGitHubAppCredentialAndItsRepositoryScope() throws Exception {
+        Path config = dir.resolve("github.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\ncredentials:\n  - name: github\n    sentinel: proxy-injected\n"
+                + "    github_app:\n      app_id: 123456\n      private_key: \"file:/run/secrets/app.pem\"\n      installation_id: 42\n"
+                + "      repositories: [cyverse/mesa-sandbox]\n      branch: agent/job-17\n");
+        assertEquals(0, run("check", "--config", config.toString(), "https://x-access-token:proxy-injected@github.com/cyverse/mesa-sandbox.git"
+                + "/info/refs?service=git-receive-pack"));
+        JsonNode json = new ObjectMapper().readTree(out());
+        JsonNode github = json.get("credentials").get(0);
+        assertEquals("github", github.get("name").asText());
+        assertTrue(github.get("actions").get(0).asText().contains("Basic x-access-token (git-receive-pack cyverse/mesa-sandbox)"),
+                github.toString());
+        assertTrue(github.get("source").asText().contains("installation 42") && github.get("source").asText().contains(
+                "pushes only to refs/heads/agent/job-17"), github.toString());
+
+        reset();
+        assertEquals(Main.DENY, run("check", "--config", config.toString(), "https://api.github.com/repos/cyverse/other"));
+        JsonNode refused = new ObjectMapper().readTree(out());
+        assertEquals("repository_not_allowed", refused.get("reason").asText());
+    }
 }
