@@ -16,13 +16,14 @@ import org.cyverse.mesa.egress.injector.mint.MintSpec;
 
 /**
  * Reads a credential's {@code github_app} block (SPEC.md "Additions": {@code github_app: {app_id,
- * private_key, installation_id, repositories, permissions, branch, api_url}}, and {@code graphql},
- * an extension).
+ * private_key, installation_id, repositories, permissions, branch, api_url}}, and the extensions
+ * {@code graphql} and {@code force_push}).
  */
 final class GitHubAppReader {
 
     static final List<String> KEYS = List.of("app_id", "private_key", "installation_id", "repositories", "permissions", "branch",
-            "api_url", "graphql");
+            "api_url", "graphql",
+            "force_push");
     /** The keys of a credential that a github_app credential has no use for: the proxy mints the token and knows its forms. */
     static final List<String> EXCLUSIVE = List.of("secret", "header", "format", "mint", "body_substitution", "aws_sigv4");
     static final String DEFAULT_API = "https://api.github.com";
@@ -59,10 +60,11 @@ final class GitHubAppReader {
         URI api = g.present("api_url") ? HttpsUrls.read(g, "api_url", "GitHub's REST API", DEFAULT_API + " (or https://HOST/api/v3)",
                 "the App's JWT and its tokens go with every call") : URI.create(DEFAULT_API);
         boolean graphql = g.bool("graphql", true);
+        boolean forcePush = g.bool("force_push", false);
         if (g.problems().size() != before || api == null || key == null || appId == null) {
             return null;
         }
-        return new MintSpec.GitHubApp(api, appId, key, installation, repositories, permissions, new BranchRule(branches), graphql);
+        return new MintSpec.GitHubApp(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql);
     }
 
     /** The hosts a github_app credential reaches when it names none: the API's host, and github.com beside api.github.com. */

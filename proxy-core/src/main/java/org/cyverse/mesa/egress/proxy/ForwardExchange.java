@@ -101,7 +101,7 @@ final class ForwardExchange implements UpstreamListener {
     private void attach(UpstreamLink upstream) {
         link = upstream;
         phase = Phase.ACTIVE;
-        link.handler.listener = this;
+        link.handler.listener = upload.answersTo(this);
         link.handler.awaitFirstByte();
         upload.attach(link.channel, destination, tls, credentialHost);
     }

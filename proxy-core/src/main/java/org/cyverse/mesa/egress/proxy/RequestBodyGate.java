@@ -148,6 +148,16 @@ final class RequestBodyGate implements AutoCloseable {
         return resigning == null ? chunk : BodyRewriting.resign(chunk, resigning);
     }
 
+    /** Whether this body is a push whose command list (and maybe pack) is checked. */
+    boolean checksPush() {
+        return push != null;
+    }
+
+    /** Whether the body may still be refused at its end, after the head went (a push's pack read for fast-forwards). */
+    boolean judgedAtEnd() {
+        return push != null && push.checkingPack();
+    }
+
     /** Whether the chunks now coming are dropped: a refused push, answered once its body has ended. */
     boolean dropping() {
         return push != null && push.dropping();

@@ -48,6 +48,10 @@ final class RequestUpload {
     private State state;
     private Channel upstream;
     private boolean closed;
+    /** Whether the upstream's answer is read only once the whole request was written. */
+    private boolean readAfterUpload;
+    /** Where the upstream's answer waits while a push may still be refused at its end, or {@code null}. */
+    private EarlyAnswer early;
     /** What the gate held, once released: sent before anything more is taken from the client. */
     private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
 
@@ -58,6 +62,12 @@ final class RequestUpload {
         this.gate = gate;
         this.listener = listener;
         this.state = gate != null && gate.holding() ? State.HOLDING : State.READY;
+    }
+
+    /** What the upstream's answers go to: {@code exchange}, through an {@link EarlyAnswer} when a push is checked. */
+    UpstreamListener answersTo(UpstreamListener exchange) {
+        early = gate != null && gate.checksPush() ? new EarlyAnswer(exchange) : null;
+        return early != null ? early : exchange;
     }
 
     /** Whether the head and the body wait for the scan. */
@@ -138,6 +148,9 @@ final class RequestUpload {
         RequestBodyGate.Finding finding = gate.inspect(content);
         if (finding != null) {
             content.release();
+            if (early != null) {
+                early.discard();
+            }
             listener.bodyRefused(finding, state != State.HOLDING);
         } else if (gate.dropping()) {
             content.release();
@@ -167,7 +180,15 @@ final class RequestUpload {
                 listener.uploadFailed();
             }
         });
-        upstream.read(); // an interim 100 Continue or an early answer may come before the body is sent
+        // An interim 100 Continue or an early answer may come before the body is sent; but while a
+        // push may still be refused at its end, the upstream's answer (git http-backend writes its
+        // head at once) waits unread, so that the refusal, not a cut answer, is what git shows.
+        readAfterUpload = gate != null && gate.judgedAtEnd();
+        if (!readAfterUpload) {
+            upstream.read();
+        } else if (early != null) {
+            early.hold(); // a read left pending on a reused connection may still bring the answer's head
+        }
         released.addAll(held);
         HttpContent first = released.poll();
         if (first != null) {
@@ -192,6 +213,13 @@ final class RequestUpload {
                 return;
             }
             state = last ? State.SENT : State.READY;
+            if (last && readAfterUpload) {
+                readAfterUpload = false;
+                if (early != null) {
+                    early.release();
+                }
+                upstream.read();
+            }
             if (last) {
                 listener.uploadComplete();
             }
@@ -207,6 +235,9 @@ final class RequestUpload {
     /** The exchange is over: nothing more is sent, and what the gate holds is released. */
     void close() {
         closed = true;
+        if (early != null) {
+            early.discard();
+        }
         HttpContent c;
         while ((c = released.poll()) != null) {
             c.release();

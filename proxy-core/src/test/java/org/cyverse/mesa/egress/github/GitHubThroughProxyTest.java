@@ -70,6 +70,16 @@ class GitHubThroughProxyTest {
         appKey = AppJwt.newAppKey();
         Path key = dir.resolve("app.pem");
         Files.writeString(key, AppJwt.pkcs1Pem(appKey));
+        this.cas = cas;
+        this.key = key;
+        startProxy("");
+    }
+
+    Path cas;
+    Path key;
+
+    /** Starts the proxy; {@code extra} goes at the end of the github_app block. */
+    void startProxy(String extra) throws Exception {
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + cas + "\"\n  intercept: all\n"
                 + "allow:\n  - host: localhost\n    ports: [" + github.port() + ", " + git.port() + "]\n"
@@ -78,7 +88,7 @@ class GitHubThroughProxyTest {
                 + "    sentinel: " + SENTINEL + "\n"
                 + "    github_app:\n      app_id: 123456\n      private_key: \"file:" + key + "\"\n"
                 + "      installation_id: " + INSTALLATION + "\n      repositories: [Acme/Widgets]\n"
-                + "      branch: agent/job-17\n      api_url: \"" + github.url() + "\"\n");
+                + "      branch: agent/job-17\n      api_url: \"" + github.url() + "\"\n" + extra);
         proxy.awaitReady(Duration.ofSeconds(15));
         Path ca = dir.resolve("proxy-ca.pem");
         Files.writeString(ca, proxy.admin("/ca.pem").body());
@@ -193,6 +203,54 @@ class GitHubThroughProxyTest {
 
         Result toJob = GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17");
         assertTrue(toJob.ok(), toJob.err());
+        assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
+
+        // An update of the branch with a pack past the hold bound: read for fast-forwards while it streams upstream.
+        new java.util.Random(18).nextBytes(noise);
+        Files.write(work.resolve("big2.bin"), noise);
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "big2.bin").ok());
+        Result ff = commitAndPush(work, "big2.txt", "HEAD:refs/heads/agent/job-17");
+        assertTrue(ff.ok(), "a 3 MiB fast-forward goes: " + ff.err());
+        String tip = GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip();
+        assertEquals(tip, git.refs(REPO).get("refs/heads/agent/job-17"));
+
+        // A 3 MiB rewrite: refused at the pack's end, after most of it went upstream; that connection is reset, the branch stays.
+        assertTrue(GitSmartHttpServer.git(work, env, "reset", "-q", "HEAD~1").ok());
+        new java.util.Random(19).nextBytes(noise);
+        Files.write(work.resolve("big3.bin"), noise);
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "big3.bin").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-qm",
+                "rewrite").ok());
+        Map<String, String> beforeRewrite = git.refs(REPO);
+        Result forced = GitSmartHttpServer.git(work, env, "push", "--force", "origin", "HEAD:refs/heads/agent/job-17");
+        assertNotEquals(0, forced.exit());
+        assertTrue(forced.err().contains("is not a fast-forward"), "git: " + forced.err());
+        assertEquals(beforeRewrite, git.refs(REPO), "the job branch was not rewritten");
+        assertEquals(tip, git.refs(REPO).get("refs/heads/agent/job-17"));
+    }
+
+    @Test
+    void aForcePushToTheJobBranchIsRefusedUnlessForcePushIsOn() throws Exception {
+        Path work = cloned();
+        Result first = commitAndPush(work, "a.txt", "HEAD:refs/heads/agent/job-17");
+        assertTrue(first.ok(), first.err());
+        Result ff = commitAndPush(work, "b.txt", "HEAD:refs/heads/agent/job-17");
+        assertTrue(ff.ok(), "a fast-forward of the job branch goes: " + ff.err());
+        Map<String, String> before = git.refs(REPO);
+        assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-q",
+                "--amend", "-m", "rewritten").ok());
+
+        Result forced = GitSmartHttpServer.git(work, env, "push", "--force", "origin", "HEAD:refs/heads/agent/job-17");
+
+        assertNotEquals(0, forced.exit());
+        assertTrue(forced.err().contains("[remote rejected] HEAD -> agent/job-17 (refused by egress policy: is not a fast-forward"),
+                forced.err());
+        assertEquals(before, git.refs(REPO), "the job branch was not rewritten");
+
+        proxy.close();
+        startProxy("      force_push: true\n");
+        Result allowed = GitSmartHttpServer.git(work, env, "push", "--force", "origin", "HEAD:refs/heads/agent/job-17");
+        assertTrue(allowed.ok(), "with force_push: true the job branch may be rewritten: " + allowed.err());
         assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
     }
 

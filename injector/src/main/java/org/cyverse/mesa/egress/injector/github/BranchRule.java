@@ -7,12 +7,19 @@ import java.util.regex.Pattern;
  * Which refs a job's pushes may update: the job's branch, or branches matching a pattern
  * ({@code agent/job-17/*}: {@code *} stands for any characters but {@code /}, {@code **} for any).
  * Matched exactly and case-sensitively, as git compares ref names: {@code refs/heads/Agent/x} is
- * not {@code refs/heads/agent/x}. Deleting a branch and any tag are never allowed; whether an
- * update is a fast-forward cannot be told from the command list (see the README).
+ * not {@code refs/heads/agent/x}. Deleting a branch and any tag are never allowed; an update that
+ * is not a fast-forward is allowed only with {@code forcePush} (told from the push's pack, {@link PackCommits}).
  *
  * @param branches the patterns as configured, without {@code refs/heads/}
+ * @param forcePush whether an update of the job's branch may rewrite it ({@code force_push})
  */
-public record BranchRule(List<String> branches) {
+public record BranchRule(List<String> branches, boolean forcePush) {
+
+    /** A rule that refuses force pushes. */
+    public BranchRule(List<String> branches) {
+        this(branches, false);
+    }
+
 
     private static final String HEADS = "refs/heads/";
     /** git check-ref-format: characters no ref name may hold. */

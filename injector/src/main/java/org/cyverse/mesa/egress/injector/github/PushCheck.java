@@ -8,7 +8,11 @@ import java.util.Map;
  * The branch rule on one {@code git-receive-pack} body: its command list is read as it streams
  * in ({@link ReceivePackCommands}), and the push goes on only when every command passes the
  * {@link BranchRule}; one command refused refuses the whole push (a push of the job branch and
- * {@code main} together is refused whole, nothing of it forwarded). Not thread-safe.
+ * {@code main} together is refused whole, nothing of it forwarded). When the rule refuses force
+ * pushes and the push updates an existing branch, the pack behind the list is read as it streams
+ * on ({@link PackCommits}), and at its end each update must be a fast-forward (the old id
+ * reachable from the new one through the pack's commits), or the push is refused before its last
+ * bytes leave. Not thread-safe.
  */
 public final class PushCheck {
 
@@ -24,13 +28,18 @@ public final class PushCheck {
         }
     }
 
-    /** What the check found: still reading, the push may go, refused by the rule, or not a command list. */
-    public enum Outcome { READING, ALLOWED, REFUSED, MALFORMED }
+    /**
+     * What the check found: still reading the list, the list may go while the pack is checked for
+     * fast-forwards, the push may go, refused by the rule, or not a command list.
+     */
+    public enum Outcome { READING, CHECKING_PACK, ALLOWED, REFUSED, MALFORMED }
 
     private final Plan plan;
     private final ReceivePackCommands commands = new ReceivePackCommands();
     private Outcome outcome = Outcome.READING;
     private Map<String, String> reasons = Map.of();
+    private PackCommits pack;
+    private String malformed;
 
     private PushCheck(Plan plan) {
         this.plan = plan;
@@ -38,12 +47,37 @@ public final class PushCheck {
 
     /** Reads more of the body; what the check found so far. */
     public Outcome feed(byte[] bytes, int offset, int length) {
+        if (outcome == Outcome.CHECKING_PACK) {
+            pack.feed(bytes, offset, length);
+            return outcome;
+        }
         return outcome == Outcome.READING ? judge(commands.feed(bytes, offset, length)) : outcome;
     }
 
     /** The body ended. */
     public Outcome finish() {
+        if (outcome == Outcome.CHECKING_PACK) {
+            return fastForwards();
+        }
         return outcome == Outcome.READING ? judge(commands.finish()) : outcome;
+    }
+
+    /** At the pack's end: every update of an existing branch must be a fast-forward. */
+    private Outcome fastForwards() {
+        if (!pack.done()) {
+            outcome = Outcome.MALFORMED;
+            malformed = "the push's pack " + (pack.problem() != null ? "cannot be read: " + pack.problem() : "ended early");
+            return outcome;
+        }
+        Map<String, String> refused = new LinkedHashMap<>();
+        String first = null;
+        for (ReceivePackCommands.Command c : commands.commands()) {
+            boolean forced = !c.creates() && !c.deletes() && !pack.reaches(c.newId(), c.oldId());
+            String why = forced ? "is not a fast-forward (force pushes are refused: force_push is false)" : null;
+            first = first == null && why != null ? c.ref() + " " + why : first;
+            refused.put(c.ref(), why);
+        }
+        return settle(refused, first);
     }
 
     private Outcome judge(ReceivePackCommands.State state) {
@@ -60,15 +94,26 @@ public final class PushCheck {
                     }
                     refused.put(c.ref(), why);
                 }
-                if (first == null) {
-                    outcome = Outcome.ALLOWED;
-                } else {
-                    String cause = first;
-                    refused.replaceAll((ref, why) -> "refused by egress policy: " + (why != null ? why : "the same push updates " + cause));
-                    reasons = refused;
-                    outcome = Outcome.REFUSED;
+                if (first == null && !plan.rule().forcePush() && commands.commands().stream().anyMatch(c -> !c.creates() && !c.deletes())) {
+                    pack = new PackCommits(); // an update of an existing branch: a fast-forward, or refused at the pack's end
+                    outcome = Outcome.CHECKING_PACK;
+                    byte[] rest = commands.rest();
+                    pack.feed(rest, 0, rest.length);
+                    return outcome;
                 }
+                return settle(refused, first == null ? null : first);
             }
+        }
+        return outcome;
+    }
+
+    private Outcome settle(Map<String, String> refused, String first) {
+        if (first == null) {
+            outcome = Outcome.ALLOWED;
+        } else {
+            refused.replaceAll((ref, why) -> "refused by egress policy: " + (why != null ? why : "the same push updates " + first));
+            reasons = refused;
+            outcome = Outcome.REFUSED;
         }
         return outcome;
     }
@@ -89,7 +134,7 @@ public final class PushCheck {
     /** For a refused push: each ref with why; for a malformed body: why it is not a command list. */
     public String detail() {
         if (outcome == Outcome.MALFORMED) {
-            return commands.problem();
+            return malformed != null ? malformed : commands.problem();
         }
         return reasons.entrySet().stream().filter(e -> !e.getValue().contains("the same push updates")).findFirst()
                 .map(e -> "the push to " + plan.repository() + " updates " + e.getKey() + ", " + e.getValue().replace("refused by egress"

@@ -47,15 +47,15 @@ public final class ReceivePackCommands {
     private State state = State.READING;
     private String problem;
     private int read;
+    private byte[] rest = new byte[0];
 
     /** Reads {@code length} more body bytes from {@code bytes} at {@code offset}; bytes past the list are not looked at. */
     public State feed(byte[] bytes, int offset, int length) {
         if (state != State.READING) {
             return state;
         }
-        int take = Math.min(length, MAX_BYTES + 4 - read);
-        pending.write(bytes, offset, take);
-        read += take;
+        pending.write(bytes, offset, length);
+        read += length;
         byte[] buf = pending.toByteArray();
         int at = 0;
         while (state == State.READING && buf.length - at >= 4) {
@@ -66,6 +66,7 @@ public final class ReceivePackCommands {
             if (size == 0) {
                 state = State.DONE; // flush-pkt: the pack (if any) follows
                 at += 4;
+                rest = java.util.Arrays.copyOfRange(buf, at, buf.length);
                 break;
             }
             if (buf.length - at < size) {
@@ -74,7 +75,7 @@ public final class ReceivePackCommands {
             line(new String(buf, at + 4, size - 4, StandardCharsets.ISO_8859_1));
             at += size;
         }
-        if (state == State.READING && read > MAX_BYTES) {
+        if (state == State.READING && read - (buf.length - at) > MAX_BYTES || state == State.READING && buf.length - at > MAX_BYTES) {
             return fail("the push's command list is longer than " + MAX_BYTES + " bytes");
         }
         pending.reset();
@@ -142,6 +143,11 @@ public final class ReceivePackCommands {
             n = n * 16 + d;
         }
         return n;
+    }
+
+    /** The bytes after the list's flush-pkt in the last feed (the pack's start); empty before. */
+    public byte[] rest() {
+        return rest.clone();
     }
 
     public State state() {

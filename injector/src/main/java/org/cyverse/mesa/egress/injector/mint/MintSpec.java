@@ -79,7 +79,8 @@ public sealed interface MintSpec permits MintSpec.LiteLlm, MintSpec.GitHubApp {
         public String describe() {
             return "GitHub App installation token from " + apiUrl + " (app " + appId + ", installation " + installationId
                     + ", private key " + privateKey + "; repositories " + String.join(", ", repositories) + "; permissions "
-                    + permissions + "; pushes only to " + rule.describe() + (graphql ? "" : "; GraphQL refused") + ")";
+                    + permissions + "; pushes only to " + rule.describe() + (rule.forcePush() ? ", force pushes allowed" : ", fast-forwards only")
+                    + (graphql ? "" : "; GraphQL refused") + ")";
         }
     }
 }

@@ -21,7 +21,8 @@ class PushCheckTest {
     static final String NEW = "2222222222222222222222222222222222222222";
     static final String ZERO = "0".repeat(40);
     static final String CAPS = "report-status side-band-64k agent=git/2.39.5";
-    static final BranchRule RULE = new BranchRule(List.of("agent/job-17"));
+    /** The ref rule alone: force pushes allowed, so no pack is read. */
+    static final BranchRule RULE = new BranchRule(List.of("agent/job-17"), true);
 
     /** pkt-lines of {@code commands}, the first with capabilities, then a flush and {@code pack}. */
     static byte[] body(String pack, String... commands) {
@@ -112,6 +113,30 @@ class PushCheckTest {
         check.feed(body, 0, body.length);
         assertEquals(PushCheck.Outcome.REFUSED, check.outcome());
         assertNull(check.report());
+    }
+
+    @Test
+    void withoutForcePushAnUpdateWaitsForThePackAndOneThatCannotBeShownAFastForwardIsRefused() {
+        BranchRule noForce = new BranchRule(List.of("agent/job-17"));
+        PushCheck check = new PushCheck.Plan("github", "acme/widgets", noForce).start();
+        // An empty pack (header, no objects, trailer): the new tip is not in it, so the update is not shown to be a fast-forward.
+        String emptyPack = "PACK\0\0\0\2\0\0\0\0" + "x".repeat(20);
+        byte[] body = body(emptyPack, OLD + " " + NEW + " refs/heads/agent/job-17");
+        check.feed(body, 0, body.length - 10);
+        assertEquals(PushCheck.Outcome.CHECKING_PACK, check.outcome(), "the list passed: the head may go while the pack streams");
+        check.feed(body, body.length - 10, 10);
+        assertEquals(PushCheck.Outcome.REFUSED, check.finish());
+        assertTrue(check.detail().contains("is not a fast-forward"), check.detail());
+
+        PushCheck created = new PushCheck.Plan("github", "acme/widgets", noForce).start();
+        byte[] create = body(emptyPack, ZERO + " " + NEW + " refs/heads/agent/job-17");
+        created.feed(create, 0, create.length);
+        assertEquals(PushCheck.Outcome.ALLOWED, created.outcome(), "creating the branch reads no pack");
+
+        PushCheck cut = new PushCheck.Plan("github", "acme/widgets", noForce).start();
+        byte[] short_ = body("PACK\0\0\0\2\0\0\0\5", OLD + " " + NEW + " refs/heads/agent/job-17");
+        cut.feed(short_, 0, short_.length);
+        assertEquals(PushCheck.Outcome.MALFORMED, cut.finish(), "a pack that ends early");
     }
 
     @Test
