@@ -106,7 +106,7 @@ final class CredentialReader {
         SecretRef secret = null;
         SigV4Reader.Read sigv4 = null;
         if (github) {
-            mint = GitHubAppReader.read(c, broker);
+            mint = GitHubAppReader.read(c, broker, environment);
             if (mint != null && !c.present("hosts")) {
                 hostTexts = new ArrayList<>();
                 for (String host : GitHubAppReader.defaultHosts(((MintSpec.GitHubApp) mint).apiUrl())) {

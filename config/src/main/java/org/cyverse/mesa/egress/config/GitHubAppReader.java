@@ -38,7 +38,7 @@ final class GitHubAppReader {
     private GitHubAppReader() {}
 
     /** @return the spec, or {@code null} when a problem was reported */
-    static MintSpec.GitHubApp read(MapReader credential, boolean broker) {
+    static MintSpec.GitHubApp read(MapReader credential, boolean broker, Map<String, String> environment) {
         for (String other : EXCLUSIVE) {
             if (credential.present(other)) {
                 credential.problem(other, "a github_app credential's token is minted by the proxy and injected in the forms GitHub"
@@ -54,9 +54,9 @@ final class GitHubAppReader {
         String keyText = g.requiredString("private_key");
         SecretRef key = keyText == null ? null : CredentialReader.secretRef(g, "private_key", keyText, broker);
         long installation = installation(g);
-        List<String> repositories = repositories(g);
+        List<String> repositories = repositories(g, environment);
         Map<String, String> permissions = permissions(g);
-        List<String> branches = branches(g);
+        List<String> branches = branches(g, environment);
         URI api = g.present("api_url") ? HttpsUrls.read(g, "api_url", "GitHub's REST API", DEFAULT_API + " (or https://HOST/api/v3)",
                 "the App's JWT and its tokens go with every call") : URI.create(DEFAULT_API);
         boolean graphql = g.bool("graphql", true);
@@ -102,7 +102,7 @@ final class GitHubAppReader {
         return id == null ? 0 : id;
     }
 
-    private static List<String> repositories(MapReader g) {
+    private static List<String> repositories(MapReader g, Map<String, String> environment) {
         List<Text> texts = g.strings("repositories");
         List<String> out = new ArrayList<>();
         if (!g.present("repositories")) {
@@ -118,7 +118,10 @@ final class GitHubAppReader {
         Set<String> owners = new LinkedHashSet<>();
         Set<String> seen = new LinkedHashSet<>();
         for (Text t : texts) {
-            String r = t.value();
+            String r = EnvironmentText.expand(g, t.line(), g.key("repositories"), t.value(), environment);
+            if (r == null) {
+                continue;
+            }
             if (!REPOSITORY.matcher(r).matches() || r.endsWith("/.") || r.endsWith("/..") || r.toLowerCase(Locale.ROOT).endsWith(".git")) {
                 g.problems().add(t.line(), g.key("repositories"), "\"" + r + "\" is not owner/name (e.g. cyverse/mesa-sandbox, without"
                         + " .git)");
@@ -167,7 +170,7 @@ final class GitHubAppReader {
         return out;
     }
 
-    private static List<String> branches(MapReader g) {
+    private static List<String> branches(MapReader g, Map<String, String> environment) {
         List<String> out = new ArrayList<>();
         YamlNode raw = g.raw("branch");
         if (raw == null) {
@@ -179,14 +182,15 @@ final class GitHubAppReader {
             return out;
         }
         for (Text t : texts) {
-            if (t.value() == null) {
+            String branch = t.value() == null ? null : EnvironmentText.expand(g, t.line(), g.key("branch"), t.value(), environment);
+            if (branch == null) {
                 continue;
             }
-            String problem = BranchRule.problem(t.value());
+            String problem = BranchRule.problem(branch);
             if (problem != null) {
-                g.problems().add(t.line(), g.key("branch"), "\"" + t.value() + "\": " + problem);
+                g.problems().add(t.line(), g.key("branch"), "\"" + branch + "\": " + problem);
             } else {
-                out.add(BranchRule.branchOf(t.value()));
+                out.add(BranchRule.branchOf(branch));
             }
         }
         if (out.isEmpty() && texts.isEmpty()) {

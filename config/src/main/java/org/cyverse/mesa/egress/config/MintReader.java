@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.SecretRef;
@@ -22,7 +21,6 @@ final class MintReader {
     /** LiteLLM's {@code duration}: a number and s, m, h, d, w or mo (litellm_core_utils/duration_parser.py). */
     private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,6})(s|m|h|d|w|mo)");
     private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
 
     private MintReader() {}
 
@@ -107,21 +105,9 @@ final class MintReader {
                 l.problems().add(entry.keyLine(), key, "expected a string, got " + entry.value().describe());
                 continue;
             }
-            StringBuilder out = new StringBuilder();
-            Matcher m = VARIABLE.matcher(scalar.text());
-            boolean ok = true;
-            while (m.find()) {
-                String value = environment.get(m.group(1));
-                if (value == null) {
-                    l.problems().add(scalar.line(), key, "${" + m.group(1) + "} is not set in the proxy's environment");
-                    ok = false;
-                    value = "";
-                }
-                m.appendReplacement(out, Matcher.quoteReplacement(value));
-            }
-            m.appendTail(out);
-            if (ok) {
-                metadata.put(entry.key(), out.toString());
+            String expanded = EnvironmentText.expand(l, scalar.line(), key, scalar.text(), environment);
+            if (expanded != null) {
+                metadata.put(entry.key(), expanded);
             }
         }
         return metadata;

@@ -459,6 +459,45 @@ class GoodConfigTest {
     }
 
     @Test
+    void aGitHubAppCredentialTakesTheJobsBranchFromTheEnvironmentAndForcePush() throws Exception {
+        Path file = write("github-env.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "credentials:",
+                "  - name: github",
+                "    github_app:",
+                "      app_id: Iv23liABCDEF012345",
+                "      private_key: \"env:GITHUB_APP_KEY\"",
+                "      installation_id: 42",
+                "      repositories: [\"${MESA_REPO}\"]",
+                "      branch: [\"agent/${MESA_JOB}\", \"agent/${MESA_JOB}/*\"]",
+                "      force_push: true",
+                "      graphql: false",
+                "      api_url: https://ghe.example.org/api/v3",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of("MESA_JOB", "job-17", "MESA_REPO", "acme/widgets"))
+                .load(file, Overrides.NONE);
+        assertFalse(result.ok(), "ghe.example.org is not in P2's egress class: the credential's host must be allowed");
+        assertTrue(result.problems().toString().contains("credentials[0].hosts: ghe.example.org"), result.problems().toString());
+
+        Files.writeString(file, Files.readString(file).replace("credentials:", "allow:\n  - host: ghe.example.org\ncredentials:"));
+        ConfigResult allowed = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of("MESA_JOB", "job-17", "MESA_REPO", "acme/widgets"))
+                .load(file, Overrides.NONE);
+        assertTrue(allowed.ok(), () -> allowed.problems().toString());
+        org.cyverse.mesa.egress.injector.CredentialSpec github = allowed.config().credentials().get(0);
+        var app = (org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp) github.mint();
+        assertEquals("[ghe.example.org]", github.hosts().toString(), "GitHub Enterprise Server: the API and git on one host");
+        assertEquals(java.util.List.of("acme/widgets"), app.repositories());
+        assertEquals("refs/heads/agent/job-17 or refs/heads/agent/job-17/*", app.rule().describe());
+        assertTrue(app.rule().forcePush());
+        assertFalse(app.graphql());
+        assertEquals("Iv23liABCDEF012345", app.appId());
+
+        ConfigResult unset = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of("MESA_REPO", "acme/widgets")).load(file, Overrides.NONE);
+        assertTrue(unset.problems().toString().contains("${MESA_JOB} is not set in the proxy's environment"), unset.problems().toString());
+    }
+
+    @Test
     void byteLimitsTakeWhatCheckPrints() throws Exception {
         MesaConfig config = loadOk(write("sizes.yaml", "version: 1\nprofile: P2\ncredentials:\n"
                 + "  - name: a\n    hosts: [api.anthropic.com]\n    secret: \"env:A\"\n"

@@ -26,6 +26,12 @@ public final class PackCommits {
 
     public static final int MAX_COMMITS = 100_000;
     public static final long MAX_COMMIT_BYTES = 32L << 20;
+    /**
+     * The most bytes inflated per pack: inflating runs on the client's event loop, and a pack of
+     * highly compressed objects could otherwise keep it busy for minutes (zlib reaches about
+     * 1000:1). A pack past it cannot be shown to be a fast-forward.
+     */
+    public static final long MAX_INFLATED = 4L << 30;
     private static final int COMMIT = 1;
     private static final int OFS_DELTA = 6;
     private static final int REF_DELTA = 7;
@@ -41,6 +47,7 @@ public final class PackCommits {
     private final Map<String, byte[]> commitById = new HashMap<>();
     private long keptBytes;
     private int rebuilt;
+    private long inflated;
     private Phase phase = Phase.HEADER;
     private String problem;
     private long objects;
@@ -53,6 +60,9 @@ public final class PackCommits {
 
     /** Reads {@code length} more bytes of the pack. */
     public void feed(byte[] bytes, int at, int length) {
+        if (phase == Phase.DONE || phase == Phase.BROKEN) {
+            return; // past the trailer nothing is read; a broken pack stays broken
+        }
         pending.write(bytes, at, length);
         byte[] buf = pending.toByteArray();
         int used = 0;
@@ -150,6 +160,11 @@ public final class PackCommits {
                 inflater.setInput(buf, at, left);
                 while (!inflater.finished()) {
                     int n = inflater.inflate(out);
+                    inflated += n;
+                    if (inflated > MAX_INFLATED) {
+                        fail("it inflates to more than " + (MAX_INFLATED >> 30) + " GiB, past what the proxy reads for fast-forwards");
+                        return 0;
+                    }
                     if (n == 0) {
                         if (inflater.needsDictionary()) {
                             fail("an object needs a zlib dictionary, which packs never use");
@@ -174,6 +189,7 @@ public final class PackCommits {
                     return 0;
                 }
                 phase = Phase.DONE;
+                inflater.end(); // its native memory goes now, not when a cleaner gets to it
                 return 20;
             }
             default -> {
@@ -228,6 +244,7 @@ public final class PackCommits {
     private void fail(String why) {
         phase = Phase.BROKEN;
         problem = why;
+        inflater.end();
     }
 
     /** How many deltified commits were rebuilt from their base. */
