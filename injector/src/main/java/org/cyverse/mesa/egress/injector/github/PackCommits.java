@@ -29,9 +29,10 @@ public final class PackCommits {
     /**
      * The most bytes inflated per pack: inflating runs on the client's event loop, and a pack of
      * highly compressed objects could otherwise keep it busy for minutes (zlib reaches about
-     * 1000:1). A pack past it cannot be shown to be a fast-forward.
+     * 1000:1; bench/RESULTS-github.md: about 270 MB inflated per second of one core). A pack past it
+     * cannot be shown to be a fast-forward.
      */
-    public static final long MAX_INFLATED = 4L << 30;
+    public static final long MAX_INFLATED = 1L << 30;
     private static final int COMMIT = 1;
     private static final int OFS_DELTA = 6;
     private static final int REF_DELTA = 7;
