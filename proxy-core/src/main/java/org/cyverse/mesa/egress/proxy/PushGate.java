@@ -42,6 +42,11 @@ final class PushGate {
         return refused() && !ended;
     }
 
+    /** Frees what the check holds (the body was abandoned). */
+    void close() {
+        check.close();
+    }
+
     /** Whether the pack is being read for fast-forwards: the push may still be refused at its last chunk. */
     boolean checkingPack() {
         return check.outcome() == PushCheck.Outcome.CHECKING_PACK;

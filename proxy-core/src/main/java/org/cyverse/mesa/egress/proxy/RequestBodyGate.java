@@ -278,6 +278,9 @@ final class RequestBodyGate implements AutoCloseable {
     @Override
     public void close() {
         giveBack();
+        if (push != null) {
+            push.close();
+        }
         held.close();
         if (scan != null) {
             scan.close();

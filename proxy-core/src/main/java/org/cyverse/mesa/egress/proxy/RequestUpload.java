@@ -145,7 +145,13 @@ final class RequestUpload {
             listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, false, null, e), state != State.HOLDING);
             return;
         }
-        RequestBodyGate.Finding finding = gate.inspect(content);
+        RequestBodyGate.Finding finding;
+        try {
+            finding = gate.inspect(content);
+        } catch (RuntimeException e) {
+            content.release(); // a check that broke: the chunk goes nowhere, the exchange fails on
+            throw e;
+        }
         if (finding != null) {
             content.release();
             if (early != null) {

@@ -254,6 +254,81 @@ class GitHubThroughProxyTest {
         assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
     }
 
+    /**
+     * The pack of a force push sent whole, with the end of the chunked body held back: the
+     * upstream must not get the pack's last bytes (it would apply a whole pack without waiting
+     * for the body's end), so the branch stays while the client waits, and the refusal comes
+     * once the body ends.
+     */
+    @Test
+    void aForcePushWhoseBodyEndIsHeldBackNeverCompletesUpstream() throws Exception {
+        Path work = cloned();
+        assertTrue(commitAndPush(work, "a.txt", "HEAD:refs/heads/agent/job-17").ok());
+        String old = git.refs(REPO).get("refs/heads/agent/job-17");
+        byte[] noise = new byte[3 << 20]; // past limits.scan_hold_bytes: the head and most of the pack leave before its end
+        new java.util.Random(23).nextBytes(noise);
+        Files.write(work.resolve("big.bin"), noise);
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "big.bin").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-q",
+                "--amend", "-m", "rewritten").ok());
+        String rewritten = GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip();
+        Process packing = new ProcessBuilder("git", "-C", work.toString(), "pack-objects", "--stdout", "--revs", "--thin").start();
+        packing.getOutputStream().write((rewritten + "\n^" + git.refs(REPO).get("refs/heads/main") + "\n").getBytes(StandardCharsets.US_ASCII));
+        packing.getOutputStream().close();
+        byte[] pack = packing.getInputStream().readAllBytes();
+        assertEquals(0, packing.waitFor());
+        String command = old + " " + rewritten + " refs/heads/agent/job-17\0report-status\n";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes((String.format("%04x", command.length() + 4) + command + "0000").getBytes(StandardCharsets.ISO_8859_1));
+        body.writeBytes(pack);
+
+        try (java.net.Socket raw = new java.net.Socket("127.0.0.1", proxy.port())) {
+            raw.setSoTimeout(20_000);
+            String authority = "localhost:" + git.port();
+            raw.getOutputStream().write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            java.io.InputStream in = raw.getInputStream();
+            String established = readHead(in);
+            assertTrue(established.startsWith("HTTP/1.1 200"), established);
+            javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) TestPki.trusting(proxy.server().ca().certificate()).getSocketFactory()
+                    .createSocket(raw, "localhost", git.port(), true);
+            tls.startHandshake();
+            java.io.OutputStream out = tls.getOutputStream();
+            out.write(("POST /acme/widgets.git/git-receive-pack HTTP/1.1\r\nHost: " + authority + "\r\nTransfer-Encoding: chunked\r\n"
+                    + "Content-Type: application/x-git-receive-pack-request\r\nAccept: application/x-git-receive-pack-result\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] whole = body.toByteArray();
+            out.write((Integer.toHexString(whole.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(whole);
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+
+            Thread.sleep(2000); // the whole pack is with the proxy; the body's end is not
+            assertEquals(old, git.refs(REPO).get("refs/heads/agent/job-17"), "the upstream never got the whole pack");
+
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String head = readHead(tls.getInputStream());
+            assertTrue(head.startsWith("HTTP/1.1 200") && head.toLowerCase(java.util.Locale.ROOT).contains("x-mesa-egress-reason: ref_not_allowed"),
+                    head);
+            String report = new String(tls.getInputStream().readNBytes(200), StandardCharsets.ISO_8859_1);
+            assertTrue(report.contains("ng refs/heads/agent/job-17 refused by egress policy: is not a fast-forward"), report);
+        }
+        assertEquals(old, git.refs(REPO).get("refs/heads/agent/job-17"), "the job branch was not rewritten");
+    }
+
+    private static String readHead(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
     @Test
     void anotherRepositoryIsRefusedAndGitSaysWhy() throws Exception {
         Result clone = GitSmartHttpServer.git(dir, env, "clone", url("acme/secret-plans.git"), dir.resolve("other").toString());

@@ -47,15 +47,24 @@ public final class GitHubStep implements CredentialStep {
 
     @Override
     public Injection apply(OutgoingRequest request) {
-        CredentialSpec c = credentials.stream().filter(s -> s.covers(request.destination())).findFirst().orElse(null);
-        if (c == null) {
+        List<CredentialSpec> covering = credentials.stream().filter(s -> s.covers(request.destination())).toList();
+        if (covering.isEmpty()) {
             return unchanged(request, null);
         }
-        MintSpec.GitHubApp app = (MintSpec.GitHubApp) c.mint();
         String pathAndQuery = request.pathAndQuery();
         int q = pathAndQuery.indexOf('?');
-        GitHubRoute route = GitHubRoute.of(app.apiUrl(), request.destination(), request.method(), q < 0 ? pathAndQuery
-                : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
+        // Two installations on one host (two accounts): the one whose repositories the request names.
+        CredentialSpec c = covering.get(0);
+        GitHubRoute route = route(c, request, pathAndQuery, q);
+        for (CredentialSpec other : covering) {
+            GitHubRoute r = route(other, request, pathAndQuery, q);
+            if (jobHas((MintSpec.GitHubApp) other.mint(), r.repository())) {
+                c = other;
+                route = r;
+                break;
+            }
+        }
+        MintSpec.GitHubApp app = (MintSpec.GitHubApp) c.mint();
         String operation = switch (route.kind()) {
             case GIT_FETCH -> "git-upload-pack";
             case GIT_PUSH_REFS, GIT_PUSH -> "git-receive-pack";
@@ -111,6 +120,11 @@ public final class GitHubStep implements CredentialStep {
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
                 List.of("authorization set: installation token as " + (git ? "Basic x-access-token" : "Bearer") + " (" + where + ")"))),
                 "injected " + c.name(), null, null, use);
+    }
+
+    private static GitHubRoute route(CredentialSpec c, OutgoingRequest request, String pathAndQuery, int q) {
+        return GitHubRoute.of(((MintSpec.GitHubApp) c.mint()).apiUrl(), request.destination(), request.method(),
+                q < 0 ? pathAndQuery : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
     }
 
     private static boolean jobHas(MintSpec.GitHubApp app, String repository) {

@@ -78,6 +78,8 @@ public final class PackCommits {
             }
         } catch (DataFormatException e) {
             fail("an object does not inflate: " + e.getMessage());
+        } catch (RuntimeException e) {
+            fail("an object cannot be read (" + e.getClass().getSimpleName() + ")"); // a bad varint or delta: refused, never streamed on
         }
         pending.reset();
         if (phase != Phase.DONE && phase != Phase.BROKEN) {
@@ -217,14 +219,19 @@ public final class PackCommits {
             return;
         }
         String id = sha1("commit " + text.length + "\0", text);
+        // As git reads a commit (commit.c, parse_commit_buffer): "tree <id>" first, then the parents,
+        // each on the line right after; a "parent" line anywhere else is no parent to git.
         List<String> ps = new ArrayList<>();
-        for (String line : new String(text, StandardCharsets.ISO_8859_1).split("\n", -1)) {
-            if (line.isEmpty()) {
-                break; // the end of the header
+        String[] lines = new String(text, StandardCharsets.ISO_8859_1).split("\n", -1);
+        if (lines.length == 0 || !lines[0].matches("tree [0-9a-f]{40}")) {
+            return; // not a commit git would read: its id stays unknown
+        }
+        for (int i = 1; i < lines.length && lines[i].startsWith("parent "); i++) {
+            String parent = lines[i].substring(7);
+            if (!parent.matches("[0-9a-f]{40}")) {
+                return;
             }
-            if (line.startsWith("parent ")) {
-                ps.add(line.substring(7));
-            }
+            ps.add(parent);
         }
         parents.put(id, ps);
         commitAt.put(objectStart, text);
@@ -246,6 +253,15 @@ public final class PackCommits {
         phase = Phase.BROKEN;
         problem = why;
         inflater.end();
+    }
+
+    /** Frees the inflater's native memory (a push abandoned mid-pack). */
+    public void close() {
+        if (phase != Phase.DONE && phase != Phase.BROKEN) {
+            phase = Phase.BROKEN;
+            problem = "abandoned";
+            inflater.end();
+        }
     }
 
     /** How many deltified commits were rebuilt from their base. */

@@ -12,7 +12,7 @@ final class PackDelta {
         int[] at = {0};
         long source = varint(delta, at);
         long target = varint(delta, at);
-        if (source != base.length || target > (1 << 20)) {
+        if (source != base.length || target < 0 || target > (1 << 20)) {
             return null;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) target);

@@ -49,7 +49,10 @@ public final class PushCheck {
     public Outcome feed(byte[] bytes, int offset, int length) {
         if (outcome == Outcome.CHECKING_PACK) {
             pack.feed(bytes, offset, length);
-            return outcome;
+            // Decided the moment the pack ends (or breaks), not at the body's end: the upstream
+            // applies a pack once it has it whole, whatever follows, so the chunk that completes
+            // it must not leave before the verdict.
+            return pack.done() || pack.problem() != null ? fastForwards() : outcome;
         }
         return outcome == Outcome.READING ? judge(commands.feed(bytes, offset, length)) : outcome;
     }
@@ -98,8 +101,7 @@ public final class PushCheck {
                     pack = new PackCommits(); // an update of an existing branch: a fast-forward, or refused at the pack's end
                     outcome = Outcome.CHECKING_PACK;
                     byte[] rest = commands.rest();
-                    pack.feed(rest, 0, rest.length);
-                    return outcome;
+                    return feed(rest, 0, rest.length);
                 }
                 return settle(refused, first == null ? null : first);
             }
@@ -116,6 +118,13 @@ public final class PushCheck {
             outcome = Outcome.REFUSED;
         }
         return outcome;
+    }
+
+    /** Frees what reading the pack holds (an abandoned push). */
+    public void close() {
+        if (pack != null) {
+            pack.close();
+        }
     }
 
     public Outcome outcome() {

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * Reads the command list at the start of a {@code git-receive-pack} request body, as it streams
  * in, without holding the pack that follows it (git's pack-protocol.txt, "Reference Update
  * Request and Packfile Transfer"): pkt-lines of {@code <old-id> SP <new-id> SP <ref>}, the first
- * with {@code NUL <capabilities>}, {@code shallow <id>} lines before them, a flush-pkt after.
+ * with {@code NUL <capabilities>}, {@code shallow <id>} lines before them, a flush-pkt after (and,
+ * with the {@code push-options} capability, the options up to a second flush).
  * Bounded: at most {@value #MAX_BYTES} bytes and {@value #MAX_COMMANDS} commands, or the body is
  * refused. Signed pushes ({@code push-cert}) are refused: their commands sit inside the
  * certificate. One instance per request body; not thread-safe.
@@ -48,6 +49,8 @@ public final class ReceivePackCommands {
     private String problem;
     private int read;
     private byte[] rest = new byte[0];
+    /** Whether the push options (between the commands' flush and the pack) are being read. */
+    private boolean options;
 
     /** Reads {@code length} more body bytes from {@code bytes} at {@code offset}; bytes past the list are not looked at. */
     public State feed(byte[] bytes, int offset, int length) {
@@ -63,6 +66,11 @@ public final class ReceivePackCommands {
             if (size < 0 || size == 1 || size == 2 || size == 3) {
                 return fail("the body is not a git receive-pack request (bad pkt-line length)");
             }
+            if (size == 0 && !options && capabilities.contains("push-options") && !commands.isEmpty()) {
+                options = true; // git push -o: the options follow the commands, up to a second flush
+                at += 4;
+                continue;
+            }
             if (size == 0) {
                 state = State.DONE; // flush-pkt: the pack (if any) follows
                 at += 4;
@@ -72,7 +80,9 @@ public final class ReceivePackCommands {
             if (buf.length - at < size) {
                 break;
             }
-            line(new String(buf, at + 4, size - 4, StandardCharsets.ISO_8859_1));
+            if (!options) {
+                line(new String(buf, at + 4, size - 4, StandardCharsets.ISO_8859_1));
+            }
             at += size;
         }
         if (state == State.READING && read - (buf.length - at) > MAX_BYTES || state == State.READING && buf.length - at > MAX_BYTES) {

@@ -87,7 +87,12 @@ class GitHubStepTest {
         "api.github.com | DELETE | /installation/token                               | REPOSITORY_NOT_ALLOWED | rest             | ",
         "api.github.com | POST   | /orgs/acme/repos                                  | REPOSITORY_NOT_ALLOWED | rest             | ",
         // REST calls that move refs: only the job's branch.
-        "api.github.com | PATCH  | /repos/acme/widgets/git/refs/heads/agent/job-17   | INJECTED               | rest             | acme/widgets",
+        "api.github.com | PATCH  | /repos/acme/widgets/git/refs/heads/agent/job-17   | REF_NOT_ALLOWED        | rest             | acme/widgets",
+        "api.github.com | PUT    | /repos/acme/widgets/pulls/7/update-branch         | REF_NOT_ALLOWED        | rest             | acme/widgets",
+        "api.github.com | patch  | /repos/acme/widgets                               | REF_NOT_ALLOWED        | rest             | acme/widgets",
+        "api.github.com | POST   | /repos/acme/widgets                               | REF_NOT_ALLOWED        | rest             | acme/widgets",
+        "api.github.com | POST   | /repos/acme/widgets/contents/README.md            | REF_NOT_ALLOWED        | rest             | acme/widgets",
+        "api.github.com | GET    | /repos/acme/widgets/pulls/7/merge                 | INJECTED               | rest             | acme/widgets",
         "api.github.com | PATCH  | /repos/acme/widgets/git/refs/heads/main           | REF_NOT_ALLOWED        | rest             | acme/widgets",
         "api.github.com | DELETE | /repos/acme/widgets/git/refs/heads/agent/job-17   | REF_NOT_ALLOWED        | rest             | acme/widgets",
         "api.github.com | POST   | /repos/acme/widgets/git/refs                      | REF_NOT_ALLOWED        | rest             | acme/widgets",
@@ -145,6 +150,21 @@ class GitHubStepTest {
                 refused.detail());
         Injection ref = apply("api.github.com", "PUT", "/repos/acme/widgets/pulls/7/merge", TOKEN, true);
         assertTrue(ref.detail().contains("refs/heads/agent/job-17"), ref.detail());
+    }
+
+    @Test
+    void twoInstallationsOnOneHostEachReachTheirOwnRepositories() throws Exception {
+        MintSpec.GitHubApp other = new MintSpec.GitHubApp(URI.create("https://api.github.com"), "99", SecretRef.parse("file:/o.pem"), 7L,
+                List.of("other-org/tools"), Map.of("contents", "read"), new BranchRule(List.of("agent/job-17")), true);
+        CredentialSpec second = new CredentialSpec("github-other", List.of(HostPattern.parse("api.github.com"),
+                HostPattern.parse("github.com")), Set.of(443), Set.of(), List.of(), null, null, "Bearer {secret}", null, false, false, other);
+        GitHubStep step = new GitHubStep(List.of(spec(true), second), store(TOKEN));
+        Injection injection = step.apply(new OutgoingRequest(true, Destination.parse("github.com", 443), "GET",
+                "/other-org/tools.git/info/refs?service=git-upload-pack", List.of()));
+        assertEquals(Injection.Outcome.INJECTED, injection.outcome(), injection.detail());
+        assertEquals("github-other", injection.credential());
+        assertEquals(Injection.Outcome.REPOSITORY_NOT_ALLOWED, step.apply(new OutgoingRequest(true, Destination.parse("github.com", 443),
+                "GET", "/third/thing.git/info/refs?service=git-upload-pack", List.of())).outcome());
     }
 
     @Test

@@ -113,6 +113,21 @@ class PackCommitsTest {
     }
 
     @Test
+    void aParentLineWhereGitReadsNoneIsNoParent() throws Exception {
+        git("init", "-q", "-b", "main");
+        String old = commit("a.txt", "one\n");
+        String tree = git("rev-parse", "HEAD^{tree}");
+        // git reads parents only right after "tree" (commit.c): this commit is a root to git, whatever its last header says.
+        Path raw = dir.resolve("raw-commit");
+        Files.writeString(raw, "tree " + tree + "\nauthor t <t@example.org> 1700000000 +0000\ncommitter t <t@example.org> 1700000000 +0000\n"
+                + "parent " + old + "\n\nrewritten\n");
+        String fake = git("hash-object", "-t", "commit", "--literally", "-w", raw.toString());
+        PackCommits read = read(pack(fake, old), 4096);
+        assertTrue(read.done(), read.problem());
+        assertFalse(read.reaches(fake, old), "a parent git does not see does not make a fast-forward");
+    }
+
+    @Test
     void whatIsNotAPackIsSaidSo() {
         PackCommits garbage = read("PUSH this is not a pack at all".getBytes(StandardCharsets.US_ASCII), 3);
         assertFalse(garbage.done());
@@ -134,6 +149,7 @@ class PackCommitsTest {
         delta.writeBytes("more".getBytes(StandardCharsets.US_ASCII));
         assertArrayEquals("tree 1\nparent 2\n\nmessage\nmore".getBytes(StandardCharsets.US_ASCII), PackDelta.apply(base, delta.toByteArray()));
         assertNull(PackDelta.apply(new byte[3], delta.toByteArray()), "a delta for another base");
+        assertNull(PackDelta.apply(base, new byte[] {(byte) base.length}), "a delta cut short after its source size");
     }
 
 }

@@ -125,6 +125,9 @@ class PushCheckTest {
         check.feed(body, 0, body.length - 10);
         assertEquals(PushCheck.Outcome.CHECKING_PACK, check.outcome(), "the list passed: the head may go while the pack streams");
         check.feed(body, body.length - 10, 10);
+        assertEquals(PushCheck.Outcome.REFUSED, check.outcome(), "decided the moment the pack ends, before the body does:"
+                + " the upstream applies a whole pack whatever follows it");
+        check.feed("junk".getBytes(StandardCharsets.US_ASCII), 0, 4);
         assertEquals(PushCheck.Outcome.REFUSED, check.finish());
         assertTrue(check.detail().contains("is not a fast-forward"), check.detail());
 
@@ -137,6 +140,19 @@ class PushCheckTest {
         byte[] short_ = body("PACK\0\0\0\2\0\0\0\5", OLD + " " + NEW + " refs/heads/agent/job-17");
         cut.feed(short_, 0, short_.length);
         assertEquals(PushCheck.Outcome.MALFORMED, cut.finish(), "a pack that ends early");
+    }
+
+    @Test
+    void pushOptionsBetweenTheListAndThePackAreSkipped() {
+        // git push -o ci.skip: capability push-options, then the options up to a second flush (pack-protocol.txt).
+        String line = OLD + " " + NEW + " refs/heads/agent/job-17\0report-status push-options\n";
+        String body = String.format("%04x", line.length() + 4) + line + "0000" + "000cci.skip\n" + "0000"
+                + "PACK\0\0\0\2\0\0\0\0" + "x".repeat(20);
+        PushCheck check = new PushCheck.Plan("github", "acme/widgets", new BranchRule(List.of("agent/job-17"))).start();
+        byte[] bytes = body.getBytes(StandardCharsets.ISO_8859_1);
+        check.feed(bytes, 0, bytes.length);
+        assertEquals(PushCheck.Outcome.REFUSED, check.outcome(), "the pack was found behind the options (and the update is no fast-forward)");
+        assertTrue(check.detail().contains("not a fast-forward"), check.detail());
     }
 
     @Test
