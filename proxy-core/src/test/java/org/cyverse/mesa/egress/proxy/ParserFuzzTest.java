@@ -23,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
+import org.cyverse.mesa.egress.injector.github.BranchRule;
+import org.cyverse.mesa.egress.injector.github.PushCheck;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.Finding;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
@@ -30,8 +32,8 @@ import org.cyverse.mesa.egress.tls.ClientHelloReader;
 
 /**
  * Coverage-guided fuzz targets (Jazzer) for what reads attacker-controlled bytes first: the
- * request decoder (head scanner and chunked framing), the ClientHello reader, and the secret
- * scanners. In every build each target replays its committed corpus
+ * request decoder (head scanner and chunked framing), the ClientHello reader, the secret
+ * scanners, and a git push's command list and pack. In every build each target replays its committed corpus
  * ({@code src/test/resources/.../ParserFuzzTestInputs/<target>/}); {@code bin/fuzz} fuzzes each
  * for a while (README "Fuzzing"). Each target asserts a property a user relies on, not only
  * "does not throw".
@@ -208,5 +210,36 @@ class ParserFuzzTest {
         assertNotNull(hit, "the planted secret is found");
         assertEquals("fuzz", hit.finding().credential());
         assertFalse(hit.describe().contains(secret), "a finding never quotes the value");
+    }
+
+    /**
+     * A git push body as the branch rule reads it: arbitrary bytes as the whole body (the command
+     * list), and as the pack behind an update of the job's branch (the pack reader), never throw,
+     * and give the same verdict however the body is cut into chunks.
+     */
+    @FuzzTest(maxDuration = "30s")
+    void pushBody(byte[] input) {
+        String update = "1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 refs/heads/agent/job-17"
+                + "\0report-status side-band-64k\n";
+        byte[] prefix = (String.format("%04x", update.length() + 4) + update + "0000").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] behindUpdate = new byte[prefix.length + input.length];
+        System.arraycopy(prefix, 0, behindUpdate, 0, prefix.length);
+        System.arraycopy(input, 0, behindUpdate, prefix.length, input.length);
+        int cut = input.length % 7 + 1;
+        for (byte[] body : List.of(input, behindUpdate)) {
+            PushCheck.Outcome whole = push(body, body.length);
+            assertEquals(whole, push(body, cut), "the verdict does not depend on where the chunks end");
+            assertTrue(whole != PushCheck.Outcome.READING && whole != PushCheck.Outcome.CHECKING_PACK, "a verdict at the body's end");
+        }
+    }
+
+    private static PushCheck.Outcome push(byte[] body, int piece) {
+        PushCheck check = new PushCheck.Plan("github", "acme/widgets", new BranchRule(List.of("agent/job-17"))).start();
+        for (int at = 0; at < body.length; at += piece) {
+            check.feed(body, at, Math.min(piece, body.length - at));
+        }
+        PushCheck.Outcome outcome = check.finish();
+        check.close();
+        return outcome;
     }
 }
