@@ -30,7 +30,7 @@ public final class GitHubRefusals {
                 refusal.retryAfterSeconds(), details);
     }
 
-    /** {@code refusal} of a receive-pack body that is not a command list, as plain text git prints. */
+    /** {@code refusal} of a receive-pack body (not a command list, or refused for a client that asked for no report), as plain text git prints. */
     public static Refusal unreadablePush(PushCheck check, Refusal refusal) {
         return readable(refusal, new GitHubUse(check.plan().repository(), "git-receive-pack", null));
     }
@@ -44,7 +44,7 @@ public final class GitHubRefusals {
         Refusal refusal = CredentialRefusals.credential(org.cyverse.mesa.egress.allowlist.Reason.REF_NOT_ALLOWED, check.plan().credential(),
                 host, profile, check.detail());
         byte[] report = check.report();
-        return report == null ? readable(refusal, new GitHubUse(check.plan().repository(), "git-receive-pack", null))
-                : refusal.answeredAs(new Refusal.Answer(200, ReceivePackReport.CONTENT_TYPE, report));
+        return report == null ? unreadablePush(check, refusal) : refusal.answeredAs(new Refusal.Answer(200, ReceivePackReport.CONTENT_TYPE,
+                report));
     }
 }

@@ -28,6 +28,11 @@ final class EarlyAnswer implements UpstreamListener {
         waiting = true;
     }
 
+    /** Whether the answer waits now. */
+    boolean holding() {
+        return waiting;
+    }
+
     /** The request was sent whole: what was kept goes to the exchange. */
     void release() {
         waiting = false;

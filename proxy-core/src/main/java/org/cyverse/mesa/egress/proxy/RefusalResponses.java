@@ -52,40 +52,12 @@ final class RefusalResponses {
         return new HttpResponseStatus(refusal.status(), phrase.length() <= 200 ? phrase : phrase.substring(0, 197) + "...");
     }
 
+    /**
+     * SPEC.md's JSON answer, or the refusal's own {@link Refusal.Answer} in the client's protocol
+     * (git's plain text, a receive-pack report): either way with the reason header.
+     */
     static FullHttpResponse render(Refusal refusal, String profile, boolean close) {
-        if (refusal.answer() != null) {
-            return answer(refusal, close);
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", refusal.error());
-        body.put("reason", refusal.reason().code());
-        body.put("host", refusal.host());
-        body.put("profile", profile);
-        body.put("hint", refusal.hint());
-        body.putAll(refusal.details());
-        byte[] bytes;
-        try {
-            bytes = JSON.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status(refusal),
-                Unpooled.wrappedBuffer(bytes, new byte[] {'\n'}));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length + 1)
-                .set(REASON_HEADER, refusal.reason().code())
-                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
-                .set(HttpHeaderNames.CONNECTION, close ? HttpHeaderValues.CLOSE : HttpHeaderValues.KEEP_ALIVE);
-        if (refusal.retryAfterSeconds() > 0) {
-            response.headers().set(HttpHeaderNames.RETRY_AFTER, refusal.retryAfterSeconds());
-        }
-        return response;
-    }
-
-    /** A refusal in the client's own protocol (git's plain text, a receive-pack report), with the reason header still set. */
-    private static FullHttpResponse answer(Refusal refusal, boolean close) {
-        Refusal.Answer answer = refusal.answer();
+        Refusal.Answer answer = refusal.answer() != null ? refusal.answer() : json(refusal, profile);
         byte[] bytes = answer.body();
         HttpResponseStatus status = answer.status() == refusal.status() ? status(refusal) : HttpResponseStatus.valueOf(answer.status());
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
@@ -95,6 +67,27 @@ final class RefusalResponses {
                 .set(REASON_HEADER, refusal.reason().code())
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set(HttpHeaderNames.CONNECTION, close ? HttpHeaderValues.CLOSE : HttpHeaderValues.KEEP_ALIVE);
+        if (refusal.retryAfterSeconds() > 0) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, refusal.retryAfterSeconds());
+        }
         return response;
+    }
+
+    private static Refusal.Answer json(Refusal refusal, String profile) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", refusal.error());
+        body.put("reason", refusal.reason().code());
+        body.put("host", refusal.host());
+        body.put("profile", profile);
+        body.put("hint", refusal.hint());
+        body.putAll(refusal.details());
+        try {
+            byte[] json = JSON.writeValueAsBytes(body);
+            byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+            line[json.length] = '\n';
+            return new Refusal.Answer(refusal.status(), HttpHeaderValues.APPLICATION_JSON.toString(), line);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -48,9 +48,10 @@ final class RequestUpload {
     private State state;
     private Channel upstream;
     private boolean closed;
-    /** Whether the upstream's answer is read only once the whole request was written. */
-    private boolean readAfterUpload;
-    /** Where the upstream's answer waits while a push may still be refused at its end, or {@code null}. */
+    /**
+     * Where the upstream's answer waits while a push may still be refused at its end, or
+     * {@code null}; while it holds, the upstream is read only once the whole request was written.
+     */
     private EarlyAnswer early;
     /** What the gate held, once released: sent before anything more is taken from the client. */
     private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
@@ -189,11 +190,10 @@ final class RequestUpload {
         // An interim 100 Continue or an early answer may come before the body is sent; but while a
         // push may still be refused at its end, the upstream's answer (git http-backend writes its
         // head at once) waits unread, so that the refusal, not a cut answer, is what git shows.
-        readAfterUpload = gate != null && gate.judgedAtEnd();
-        if (!readAfterUpload) {
-            upstream.read();
-        } else if (early != null) {
+        if (early != null && gate.judgedAtEnd()) {
             early.hold(); // a read left pending on a reused connection may still bring the answer's head
+        } else {
+            upstream.read();
         }
         released.addAll(held);
         HttpContent first = released.poll();
@@ -219,11 +219,8 @@ final class RequestUpload {
                 return;
             }
             state = last ? State.SENT : State.READY;
-            if (last && readAfterUpload) {
-                readAfterUpload = false;
-                if (early != null) {
-                    early.release();
-                }
+            if (last && early != null && early.holding()) {
+                early.release();
                 upstream.read();
             }
             if (last) {

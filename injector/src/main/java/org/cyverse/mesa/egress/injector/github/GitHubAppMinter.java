@@ -25,6 +25,7 @@ import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 import org.cyverse.mesa.egress.injector.mint.LiteLlmMinter.SecretReader;
 import org.cyverse.mesa.egress.injector.mint.Minter;
+import org.cyverse.mesa.egress.injector.mint.Minters;
 import org.cyverse.mesa.egress.injector.mint.MintSpec;
 
 /**
@@ -69,7 +70,7 @@ public final class GitHubAppMinter implements Minter {
         ObjectNode permissions = body.putObject("permissions");
         spec.permissions().forEach(permissions::put);
         HttpResponse<String> answer = send(request("/app/installations/" + spec.installationId() + "/access_tokens", jwt)
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).header("Content-Type", "application/json").build(), "minting");
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).header("Content-Type", "application/json").build(), "minting", jwt);
         if (answer.statusCode() != 201) {
             throw new SecretUnavailableException("credential " + credential + ": GitHub refused to mint an installation token for"
                     + " installation " + spec.installationId() + " (" + answer.statusCode() + " " + message(answer) + "); "
@@ -95,7 +96,7 @@ public final class GitHubAppMinter implements Minter {
             return; // expired at GitHub too
         }
         HttpResponse<String> answer = send(request("/installation/token", null).header("Authorization", "Bearer " + lease.secret().reveal())
-                .DELETE().build(), "revoking");
+                .DELETE().build(), "revoking", lease.secret().reveal());
         // 204: revoked; 401: the token is no longer valid (revoked or expired already): nothing left to take back.
         if (answer.statusCode() != 204 && answer.statusCode() != 401) {
             throw new SecretUnavailableException("credential " + credential + ": GitHub did not revoke the installation token ("
@@ -130,16 +131,14 @@ public final class GitHubAppMinter implements Minter {
         return jwt == null ? b : b.header("Authorization", "Bearer " + jwt);
     }
 
-    private HttpResponse<String> send(HttpRequest request, String what) throws SecretUnavailableException {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new SecretUnavailableException("credential " + credential + ": " + what + " at " + spec.apiUrl() + " failed: "
-                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SecretUnavailableException("credential " + credential + ": interrupted while " + what);
-        }
+    /** One call to the API; an exception's text is scrubbed of the JWT and the token, which went with the call. */
+    private HttpResponse<String> send(HttpRequest request, String what, String... sent) throws SecretUnavailableException {
+        return Minters.send(http, request, "credential " + credential + ": GitHub at " + spec.apiUrl() + ", " + what, text -> {
+            for (String value : sent) {
+                text = text.replace(value, "[redacted]");
+            }
+            return text;
+        });
     }
 
     /** GitHub's error {@code message} (its documented error body), or the start of the body. */

@@ -6,8 +6,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
@@ -54,16 +52,10 @@ public final class GitHubStep implements CredentialStep {
         String pathAndQuery = request.pathAndQuery();
         int q = pathAndQuery.indexOf('?');
         // Two installations on one host (two accounts): the one whose repositories the request names.
-        CredentialSpec c = covering.get(0);
+        CredentialSpec c = covering.size() == 1 ? covering.get(0) : covering.stream()
+                .filter(s -> jobHas((MintSpec.GitHubApp) s.mint(), route(s, request, pathAndQuery, q).repository())).findFirst()
+                .orElse(covering.get(0));
         GitHubRoute route = route(c, request, pathAndQuery, q);
-        for (CredentialSpec other : covering) {
-            GitHubRoute r = route(other, request, pathAndQuery, q);
-            if (jobHas((MintSpec.GitHubApp) other.mint(), r.repository())) {
-                c = other;
-                route = r;
-                break;
-            }
-        }
         MintSpec.GitHubApp app = (MintSpec.GitHubApp) c.mint();
         String operation = switch (route.kind()) {
             case GIT_FETCH -> "git-upload-pack";
@@ -128,8 +120,7 @@ public final class GitHubStep implements CredentialStep {
     }
 
     private static boolean jobHas(MintSpec.GitHubApp app, String repository) {
-        Set<String> keys = app.repositories().stream().map(GitHubRoute::key).collect(Collectors.toSet());
-        return repository != null && keys.contains(GitHubRoute.key(repository));
+        return repository != null && app.repositories().stream().anyMatch(r -> GitHubRoute.key(r).equals(GitHubRoute.key(repository)));
     }
 
     private static Injection unchanged(OutgoingRequest request, GitHubUse use) {

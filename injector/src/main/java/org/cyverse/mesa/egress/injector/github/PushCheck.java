@@ -103,7 +103,7 @@ public final class PushCheck {
                     byte[] rest = commands.rest();
                     return feed(rest, 0, rest.length);
                 }
-                return settle(refused, first == null ? null : first);
+                return settle(refused, first);
             }
         }
         return outcome;

@@ -85,7 +85,8 @@ public final class ReceivePackCommands {
             }
             at += size;
         }
-        if (state == State.READING && read - (buf.length - at) > MAX_BYTES || state == State.READING && buf.length - at > MAX_BYTES) {
+        int waiting = buf.length - at; // bytes of a line not complete yet
+        if (state == State.READING && (read - waiting > MAX_BYTES || waiting > MAX_BYTES)) {
             return fail("the push's command list is longer than " + MAX_BYTES + " bytes");
         }
         pending.reset();
@@ -158,10 +159,6 @@ public final class ReceivePackCommands {
     /** The bytes after the list's flush-pkt in the last feed (the pack's start); empty before. */
     public byte[] rest() {
         return rest.clone();
-    }
-
-    public State state() {
-        return state;
     }
 
     /** Why the body is malformed, or {@code null}. */

@@ -161,16 +161,7 @@ public final class LiteLlmMinter implements Minter {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
         String where = "LiteLLM at " + spec.url() + ", " + what;
-        HttpResponse<String> response;
-        try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new SecretUnavailableException(where + ": " + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : " (" + scrub(e.getMessage(), master, key) + ")"));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SecretUnavailableException(where + ": interrupted");
-        }
+        HttpResponse<String> response = Minters.send(http, request.build(), where, text -> scrub(text, master, key));
         int status = response.statusCode();
         if (status / 100 != 2) {
             throw new SecretUnavailableException(where + ": " + status + " " + LiteLlmErrors.message(response.body(), master, key));

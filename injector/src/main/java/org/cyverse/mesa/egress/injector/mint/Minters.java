@@ -1,15 +1,21 @@
 package org.cyverse.mesa.egress.injector.mint;
 
+import java.io.IOException;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
+import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 import org.cyverse.mesa.egress.injector.ServiceClients;
 import org.cyverse.mesa.egress.injector.github.GitHubAppMinter;
 
@@ -41,5 +47,23 @@ public final class Minters {
             }
         }
         return minters;
+    }
+
+    /**
+     * One call to an issuer (blocking): a failure to get an answer becomes the credential's
+     * unavailability, its message led by {@code where} and passed through {@code scrub} (an
+     * exception's text may quote what was sent), never an exception of the client's.
+     */
+    public static HttpResponse<String> send(HttpClient http, HttpRequest request, String where, UnaryOperator<String> scrub)
+            throws SecretUnavailableException {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new SecretUnavailableException(where + ": " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : " (" + scrub.apply(e.getMessage()) + ")"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SecretUnavailableException(where + ": interrupted");
+        }
     }
 }
