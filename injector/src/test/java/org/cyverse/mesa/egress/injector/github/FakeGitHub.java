@@ -94,9 +94,7 @@ public final class FakeGitHub implements AutoCloseable {
         OpenBaoTestPki pki = OpenBaoTestPki.create(Files.createDirectories(dir.resolve("github")));
         Map<Long, Minting> minting = new ConcurrentHashMap<>();
         AtomicReference<String> account = new AtomicReference<>(DEFAULT_ACCOUNT);
-        WireMockServer server = new WireMockServer(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort()
-                .keystorePath(pki.keystore().toString()).keystoreType("PKCS12")
-                .keystorePassword(OpenBaoTestPki.PASSWORD).keyManagerPassword(OpenBaoTestPki.PASSWORD)
+        WireMockServer server = new WireMockServer(pki.tls(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort())
                 .extensions(new InstallationTokens(minting, account)));
         server.start();
         // GitHub answers 404 for an installation the App does not have.

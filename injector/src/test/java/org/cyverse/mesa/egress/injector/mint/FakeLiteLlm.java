@@ -50,9 +50,7 @@ public final class FakeLiteLlm implements AutoCloseable {
 
     public static FakeLiteLlm https(Path dir) throws Exception {
         OpenBaoTestPki pki = OpenBaoTestPki.create(dir);
-        WireMockServer server = new WireMockServer(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort()
-                .keystorePath(pki.keystore().toString()).keystoreType("PKCS12")
-                .keystorePassword(OpenBaoTestPki.PASSWORD).keyManagerPassword(OpenBaoTestPki.PASSWORD));
+        WireMockServer server = new WireMockServer(pki.tls(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort()));
         server.start();
         return new FakeLiteLlm(server, pki.caPem());
     }

@@ -59,9 +59,7 @@ public final class FakeOpenBao implements AutoCloseable {
     public static FakeOpenBao https(Path dir) throws Exception {
         OpenBaoTestPki pki = OpenBaoTestPki.create(dir);
         int port = freePort();
-        FakeOpenBao bao = new FakeOpenBao(options().httpDisabled(true).httpsPort(port)
-                .keystorePath(pki.keystore().toString()).keystoreType("PKCS12")
-                .keystorePassword(OpenBaoTestPki.PASSWORD).keyManagerPassword(OpenBaoTestPki.PASSWORD), true, pki.caPem(), port);
+        FakeOpenBao bao = new FakeOpenBao(pki.tls(options().httpDisabled(true).httpsPort(port)), true, pki.caPem(), port);
         bao.server.start();
         return bao;
     }

@@ -29,6 +29,11 @@ public record OpenBaoTestPki(Path caPem, Path keystore) {
 
     public static final String PASSWORD = "openbao-test";
 
+    /** {@code options} serving HTTPS with this certificate (the WireMock fakes: OpenBao, LiteLLM, GitHub). */
+    public com.github.tomakehurst.wiremock.core.WireMockConfiguration tls(com.github.tomakehurst.wiremock.core.WireMockConfiguration options) {
+        return options.keystorePath(keystore.toString()).keystoreType("PKCS12").keystorePassword(PASSWORD).keyManagerPassword(PASSWORD);
+    }
+
     public static OpenBaoTestPki create(Path dir) throws Exception {
         KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
         generator.initialize(256);
