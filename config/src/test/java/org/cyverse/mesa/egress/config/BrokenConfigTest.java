@@ -113,7 +113,10 @@ class BrokenConfigTest {
             sigv4-secret-missing.yaml | 7: credentials[0].aws_sigv4.secret_access_key: | is required
             sigv4-and-secret.yaml | 6: credentials[0].secret: | an aws_sigv4 credential takes its keys from the aws_sigv4 block
             sigv4-real-is-sentinel.yaml | 9: credentials[0].aws_sigv4.access_key_id: | is the sentinel_access_key_id
-            sigv4-session-token.yaml | 11: credentials[0].aws_sigv4.session_token: | is not supported yet
+            sigv4-session-token.yaml | 11: credentials[0].aws_sigv4.session_token: | give access_key_id as a reference read with the secret
+            sigv4-token-literal.yaml | 11: credentials[0].aws_sigv4.session_token: | must be a secret reference (file:, env: or openbao:), never the token itself
+            sigv4-token-other-path.yaml | 17: credentials[0].aws_sigv4.session_token: | must be read from the same OpenBao path as secret_access_key (aws/creds/osn)
+            sigv4-key-id-other-scheme.yaml | 15: credentials[0].aws_sigv4.access_key_id: | must be read from the same OpenBao path as secret_access_key
             github-repositories-missing.yaml | 7: credentials[0].github_app.repositories: | is required: the job's repositories
             github-two-owners.yaml | 10: credentials[0].github_app.repositories: | an installation token covers one account's repositories
             github-branch-bad.yaml | 11: credentials[0].github_app.branch: | must not hold ".."

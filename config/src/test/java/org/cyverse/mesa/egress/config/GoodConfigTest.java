@@ -397,6 +397,60 @@ class GoodConfigTest {
     }
 
     @Test
+    void temporaryAwsCredentialsAreReadTogetherFromOpenBaosAwsEngine() throws Exception {
+        Path file = write("sigv4-sts.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "allow:",
+                "  - host: osn.cyverse.org",
+                "broker:",
+                "  openbao:",
+                "    address: https://openbao:8200",
+                "    auth: {method: token, token_file: /run/token}",
+                "credentials:",
+                "  - name: osn",
+                "    hosts: [\"osn.cyverse.org\"]",
+                "    aws_sigv4:",
+                "      sentinel_access_key_id: SNTLSENTINEL00000001",
+                "      sentinel_secret_access_key: sentinel-secret-access-key-0123",
+                "      access_key_id: \"openbao:aws/creds/osn#access_key\"",
+                "      secret_access_key: \"openbao:aws/creds/osn#secret_key\"",
+                "      session_token: \"openbao:aws/creds/osn#security_token\"",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
+        assertTrue(result.ok(), () -> result.problems().toString());
+        org.cyverse.mesa.egress.injector.CredentialSpec osn = result.config().credentials().get(0);
+        assertEquals(null, osn.sigv4().accessKeyId(), "no key id is written: it is fetched");
+        assertEquals(java.util.Map.of("access_key_id", org.cyverse.mesa.egress.injector.SecretRef.parse("openbao:aws/creds/osn#access_key"),
+                "session_token", org.cyverse.mesa.egress.injector.SecretRef.parse("openbao:aws/creds/osn#security_token")), osn.parts());
+        assertEquals(3, osn.needs().size(), "the broker is needed for all three: " + osn.needs());
+        assertTrue(osn.source().contains("re-signed as the key id at openbao:aws/creds/osn#access_key"), osn.source());
+        assertTrue(osn.source().contains("session token: openbao:aws/creds/osn#security_token"), osn.source());
+    }
+
+    @Test
+    void aSessionTokenMayComeFromFilesOfItsOwnAsKubernetesMountsThem() throws Exception {
+        Path file = write("sigv4-files.yaml", String.join("\n",
+                "version: 1",
+                "profile: P2",
+                "allow:",
+                "  - host: osn.cyverse.org",
+                "credentials:",
+                "  - name: osn",
+                "    hosts: [\"osn.cyverse.org\"]",
+                "    aws_sigv4:",
+                "      sentinel_access_key_id: SNTLSENTINEL00000001",
+                "      sentinel_secret_access_key: sentinel-secret-access-key-0123",
+                "      access_key_id: \"file:/run/secrets/osn/access_key_id\"",
+                "      secret_access_key: \"file:/run/secrets/osn/secret_access_key\"",
+                "      session_token: \"file:/run/secrets/osn/session_token\"",
+                ""));
+        ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
+        assertTrue(result.ok(), () -> result.problems().toString());
+        assertEquals("file:/run/secrets/osn/session_token", result.config().credentials().get(0).sigv4().sessionToken().toString());
+    }
+
+    @Test
     void anAwsSigV4CredentialTakesItsSentinelAndSecretFromItsBlock() throws Exception {
         Path file = write("sigv4.yaml", String.join("\n",
                 "version: 1",

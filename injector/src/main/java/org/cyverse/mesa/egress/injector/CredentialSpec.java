@@ -75,9 +75,23 @@ public record CredentialSpec(
         paths = List.copyOf(paths);
     }
 
-    /** Every secret reference this credential reads: its {@code secret}, or what its minter needs. */
+    /** Every secret reference this credential reads: its {@code secret} and its {@link #parts}, or what its minter needs. */
     public List<SecretRef> needs() {
-        return mint != null ? mint.needs() : List.of(secret);
+        if (mint != null) {
+            return mint.needs();
+        }
+        List<SecretRef> refs = new java.util.ArrayList<>();
+        refs.add(secret);
+        refs.addAll(parts().values());
+        return List.copyOf(refs);
+    }
+
+    /**
+     * The values fetched together with {@code secret} and valid only with it ({@link SecretLease#parts}), by part
+     * name: an {@code aws_sigv4} credential's fetched access key id and session token; empty for any other.
+     */
+    public java.util.Map<String, SecretRef> parts() {
+        return sigv4 == null ? java.util.Map.of() : sigv4.parts();
     }
 
     /** This credential with other {@code limits}: the same values, hosts and scope. */
@@ -89,8 +103,9 @@ public record CredentialSpec(
     /** For {@code check}: where the value comes from (a reference or how it is minted, never a value). */
     public String source() {
         if (sigv4 != null) {
-            return "aws_sigv4: requests signed with sentinel key id " + sigv4.sentinelAccessKeyId() + " re-signed as " + sigv4.accessKeyId()
-                    + " (secret access key: " + secret + ")";
+            return "aws_sigv4: requests signed with sentinel key id " + sigv4.sentinelAccessKeyId() + " re-signed as "
+                    + sigv4.describeKeyId() + " (secret access key: " + secret
+                    + (sigv4.sessionToken() != null ? "; session token: " + sigv4.sessionToken() : "") + ")";
         }
         return mint != null ? "minted: " + mint.describe() : "secret: " + secret;
     }

@@ -28,11 +28,13 @@ final class CredentialState {
     /** Consecutive failures, for the back-off; written only by the fetch in flight. */
     volatile int failures;
     /**
-     * Every distinct value this credential has had, newest last, at most {@link #HELD}: an
-     * upstream may echo a value that was refreshed away a moment ago, and it must still be
-     * scrubbed from responses.
+     * Every distinct value this credential has had, the parts read with it included, newest last,
+     * at most {@link #HELD} leases' worth: an upstream may echo a value that was refreshed away a
+     * moment ago, and it must still be scrubbed from responses.
      */
     volatile List<Secret> held = List.of();
+    /** The same for each part alone, by part name (a fetched access key id is scrubbed to the sentinel key id). */
+    volatile java.util.Map<String, List<Secret>> heldParts = java.util.Map.of();
     static final int HELD = 8;
     /** The minted values not retired yet (empty for a credential read from a source). */
     final org.cyverse.mesa.egress.injector.mint.MintedKeys minted = new org.cyverse.mesa.egress.injector.mint.MintedKeys();
@@ -43,18 +45,32 @@ final class CredentialState {
         this.spec = spec;
     }
 
-    /** Remembers a fetched value; returns whether it was new. */
-    synchronized boolean remember(Secret secret) {
-        if (held.contains(secret)) {
+    /** Remembers a fetched value and its parts; returns whether any of them was new. */
+    synchronized boolean remember(SecretLease lease) {
+        List<Secret> values = lease.values();
+        boolean fresh = values.stream().anyMatch(v -> !held.contains(v));
+        if (!fresh) {
             return false;
         }
-        List<Secret> next = new ArrayList<>(held);
-        next.add(secret);
-        while (next.size() > HELD) {
+        held = kept(held, values, HELD * values.size());
+        java.util.Map<String, List<Secret>> parts = new java.util.LinkedHashMap<>(heldParts);
+        lease.parts().forEach((name, part) -> parts.put(name, kept(parts.getOrDefault(name, List.of()), List.of(part.secret()), HELD)));
+        heldParts = java.util.Map.copyOf(parts);
+        return true;
+    }
+
+    /** {@code list} with {@code added} appended (those it lacks), the oldest dropped past {@code bound}. */
+    private static List<Secret> kept(List<Secret> list, List<Secret> added, int bound) {
+        List<Secret> next = new ArrayList<>(list);
+        for (Secret s : added) {
+            if (!next.contains(s)) {
+                next.add(s);
+            }
+        }
+        while (next.size() > bound) {
             next.remove(0);
         }
-        held = List.copyOf(next);
-        return true;
+        return List.copyOf(next);
     }
 
     synchronized void plan(ScheduledFuture<?> future) {

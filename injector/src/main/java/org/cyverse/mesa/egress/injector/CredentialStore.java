@@ -121,6 +121,12 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     /** The valid current value, or empty when there is none (not fetched yet, failed, expired, revoked). */
     @Override
     public Optional<Secret> current(String credential) {
+        return lease(credential).map(SecretLease::secret);
+    }
+
+    /** The valid current value with the parts read with it, as one snapshot; empty as {@link #current}. */
+    @Override
+    public Optional<SecretLease> lease(String credential) {
         CredentialState state = states.get(credential);
         SecretLease lease = state == null ? null : state.lease.get();
         if (lease == null || expired(lease, clock.instant())) {
@@ -128,7 +134,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
             // second until the loop drops it.
             return Optional.empty();
         }
-        return Optional.of(lease.secret());
+        return Optional.of(lease);
     }
 
     /**
@@ -139,6 +145,13 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     public List<Secret> held(String credential) {
         CredentialState state = states.get(credential);
         return state == null ? List.of() : state.held;
+    }
+
+    /** Every value the part {@code part} of the credential has had (newest last, a few at most). */
+    @Override
+    public List<Secret> heldPart(String credential, String part) {
+        CredentialState state = states.get(credential);
+        return state == null ? List.of() : state.heldParts.getOrDefault(part, List.of());
     }
 
     /** Changes whenever a credential gets a value it did not have before. */
@@ -238,7 +251,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
             if (replaced != null) {
                 retirements.later(state.spec.name(), state.minted, replaced);
             }
-            if (state.remember(lease.secret())) {
+            if (state.remember(lease)) {
                 generation.incrementAndGet();
             }
             boolean recovered = state.failures > 0;
@@ -282,7 +295,8 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         String ref = spec.minted() ? "the minted value of " + spec.name() : spec.secret().toString();
         SecretLease lease;
         try {
-            lease = spec.minted() ? minters.get(spec.name()).mint(state.minted.latest()) : SecretSources.fetch(sources, spec.secret());
+            lease = spec.minted() ? minters.get(spec.name()).mint(state.minted.latest())
+                    : SecretSources.fetch(sources, spec.secret(), spec.parts());
         } catch (RuntimeException e) {
             // A bug in a source; its message is unknown text, so only its type is reported.
             throw new SecretUnavailableException("fetching " + ref + " failed unexpectedly (" + e.getClass().getName() + ")");
@@ -293,9 +307,18 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         if (expired(lease, clock.instant())) {
             throw new SecretUnavailableException("the value of " + ref + " had already expired when it was fetched");
         }
-        if (lease.secret().reveal().chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+        if (!lease.parts().keySet().containsAll(spec.parts().keySet())) {
+            throw new SecretUnavailableException("the values read with " + ref + " lack " + spec.parts().keySet());
+        }
+        if (lease.secret().reveal().chars().anyMatch(CredentialStore::control)) {
             throw new SecretUnavailableException("the value of " + ref
                     + " holds a control character or line break (it would split a header); refused");
+        }
+        for (Map.Entry<String, SecretLease> part : lease.parts().entrySet()) {
+            if (part.getValue().secret().reveal().chars().anyMatch(CredentialStore::control)) {
+                throw new SecretUnavailableException("the " + part.getKey() + " read with " + ref + " (" + spec.parts().get(part.getKey())
+                        + ") holds a control character or line break (it would split a header); refused");
+            }
         }
         return lease;
     }
@@ -319,8 +342,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                     }
                     continue;
                 }
-                SecretSource source = state.spec.minted() ? null : sources.get(state.spec.secret().scheme());
-                if (state.failures == 0 && !state.inFlight.get() && source != null && source.changed(state.spec.secret(), lease)) {
+                if (state.failures == 0 && !state.inFlight.get() && !state.spec.minted() && changed(state.spec, lease)) {
                     submit(state);
                 }
             } catch (RuntimeException e) {
@@ -328,6 +350,22 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                 LOG.log(Level.WARNING, "credential " + state.spec.name() + ": change check failed (" + e.getClass().getName() + ")");
             }
         }
+    }
+
+    /** Whether a source says the value, or a part read with it, may have changed since {@code lease}. */
+    private boolean changed(CredentialSpec spec, SecretLease lease) {
+        SecretSource source = sources.get(spec.secret().scheme());
+        if (source != null && source.changed(spec.secret(), lease)) {
+            return true;
+        }
+        for (Map.Entry<String, SecretRef> part : spec.parts().entrySet()) {
+            SecretSource partSource = sources.get(part.getValue().scheme());
+            SecretLease read = lease.parts().get(part.getKey());
+            if (partSource != null && read != null && partSource.changed(part.getValue(), read)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void tellMinted(String credential, String outcome) {
@@ -344,6 +382,10 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "credential listener failed", e);
         }
+    }
+
+    private static boolean control(int c) {
+        return c < 0x20 || c == 0x7f;
     }
 
     private static boolean expired(SecretLease lease, Instant now) {

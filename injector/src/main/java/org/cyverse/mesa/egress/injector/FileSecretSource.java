@@ -11,6 +11,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -46,6 +47,12 @@ public final class FileSecretSource implements SecretSource {
 
     @Override
     public SecretLease fetch(SecretRef ref) throws SecretUnavailableException {
+        return fetch(ref, Map.of());
+    }
+
+    /** Parts in {@code ref}'s own file come from the same read of it: a rewrite in between cannot mix two key pairs. */
+    @Override
+    public SecretLease fetch(SecretRef ref, Map<String, SecretRef> parts) throws SecretUnavailableException {
         Path path = path(ref);
         // The time before the content: a rewrite between the two reads then shows up as a change.
         FileTime time = modified(path);
@@ -56,14 +63,26 @@ public final class FileSecretSource implements SecretSource {
         } catch (CharacterCodingException e) {
             throw new SecretUnavailableException("secret file " + path + " is not UTF-8 text");
         }
+        String version = KeyedDigest.hex16(bytes);
+        Secret value = value(text, ref, path);
+        Map<String, SecretLease> read = new LinkedHashMap<>();
+        for (Map.Entry<String, SecretRef> p : parts.entrySet()) {
+            SecretRef part = p.getValue();
+            read.put(p.getKey(), part.location().equals(ref.location())
+                    ? new SecretLease(value(text, part, path), null, version) : fetch(part, Map.of()));
+        }
+        fetchedTimes.put(path, time);
+        return new SecretLease(value, null, version).with(read);
+    }
+
+    private static Secret value(String text, SecretRef ref, Path path) throws SecretUnavailableException {
         String value = ref.key() == null ? text.strip() : SecretFileMap.value(text, ref.key(), path);
         if (value.isEmpty()) {
             throw new SecretUnavailableException(ref.key() == null
                     ? "secret file " + path + " is empty"
                     : "key \"" + ref.key() + "\" in secret file " + path + " is empty");
         }
-        fetchedTimes.put(path, time);
-        return new SecretLease(Secret.of(value), null, KeyedDigest.hex16(bytes));
+        return Secret.of(value);
     }
 
     @Override

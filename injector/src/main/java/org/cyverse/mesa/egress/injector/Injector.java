@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.injector.RequestPlaces.Place;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
@@ -68,9 +67,10 @@ public final class Injector implements CredentialStep {
     @Override
     public Injection apply(OutgoingRequest request) {
         // One read of the store per request: every check below sees the same values.
-        Map<String, Secret> secrets = currentSecrets();
+        Map<String, SecretLease> leases = currentLeases();
+        Map<String, Secret> secrets = secretsOf(leases);
         Map<String, Place> sentinelAt = new HashMap<>();
-        Injection refused = checks.refusal(request, RequestPlaces.of(request), secrets, sentinelAt);
+        Injection refused = checks.refusal(request, RequestPlaces.of(request), leases, sentinelAt);
         if (refused != null) {
             return refused;
         }
@@ -108,9 +108,10 @@ public final class Injector implements CredentialStep {
      */
     @Override
     public Injection trailers(OutgoingRequest request, List<Map.Entry<String, String>> fields) {
-        Map<String, Secret> secrets = currentSecrets();
+        Map<String, SecretLease> leases = currentLeases();
+        Map<String, Secret> secrets = secretsOf(leases);
         Map<String, Place> sentinelAt = new HashMap<>();
-        Injection refused = checks.refusal(request, RequestPlaces.ofTrailers(fields), secrets, sentinelAt);
+        Injection refused = checks.refusal(request, RequestPlaces.ofTrailers(fields), leases, sentinelAt);
         if (refused != null) {
             return refused;
         }
@@ -236,12 +237,17 @@ public final class Injector implements CredentialStep {
         return scrubbing.redactField(field);
     }
 
-    private Map<String, Secret> currentSecrets() {
-        Map<String, Secret> secrets = new LinkedHashMap<>();
+    private Map<String, SecretLease> currentLeases() {
+        Map<String, SecretLease> leases = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
-            Optional<Secret> secret = store.current(c.name());
-            secret.ifPresent(s -> secrets.put(c.name(), s));
+            store.lease(c.name()).ifPresent(l -> leases.put(c.name(), l));
         }
+        return leases;
+    }
+
+    private static Map<String, Secret> secretsOf(Map<String, SecretLease> leases) {
+        Map<String, Secret> secrets = new LinkedHashMap<>();
+        leases.forEach((name, lease) -> secrets.put(name, lease.secret()));
         return secrets;
     }
 

@@ -26,12 +26,12 @@ final class RefusingChecks {
      */
     private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), Map.of());
 
-    private record SecretNeedles(Map<String, Secret> from, Map<CredentialSpec, Needle> needles) {
-        boolean madeFrom(Map<String, Secret> secrets) {
+    private record SecretNeedles(Map<String, SecretLease> from, Map<CredentialSpec, List<Needle>> needles) {
+        boolean madeFrom(Map<String, SecretLease> secrets) {
             if (from.size() != secrets.size()) {
                 return false;
             }
-            for (Map.Entry<String, Secret> e : secrets.entrySet()) {
+            for (Map.Entry<String, SecretLease> e : secrets.entrySet()) {
                 if (from.get(e.getKey()) != e.getValue()) {
                     return false;
                 }
@@ -56,18 +56,18 @@ final class RefusingChecks {
      * outside its credential's scope, a sentinel over plain http; {@code null} when none refuses,
      * with where each credential's sentinel was found put in {@code sentinelAt}.
      */
-    Injection refusal(OutgoingRequest request, List<Place> places, Map<String, Secret> secrets, Map<String, Place> sentinelAt) {
+    Injection refusal(OutgoingRequest request, List<Place> places, Map<String, SecretLease> secrets, Map<String, Place> sentinelAt) {
         Destination destination = request.destination();
         String path = RequestPlaces.path(request.pathAndQuery());
 
         // A real key from the agent means it got hold of one: stop it wherever it was going,
         // its own host included. Places outside, secrets inside: the first label reported has
         // been checked against every secret already.
-        Map<CredentialSpec, Needle> secretNeedles = secretNeedles(secrets);
+        Map<CredentialSpec, List<Needle>> secretNeedles = secretNeedles(secrets);
         for (Place place : places) {
-            for (Map.Entry<CredentialSpec, Needle> e : secretNeedles.entrySet()) {
+            for (Map.Entry<CredentialSpec, List<Needle>> e : secretNeedles.entrySet()) {
                 CredentialSpec c = e.getKey();
-                if (e.getValue().in(place)) {
+                if (e.getValue().stream().anyMatch(n -> n.in(place))) {
                     return Injector.refusal(Injection.Outcome.SECRET_LEAK, c, place.code(), "the request carries the real secret of credential "
                             + c.name() + " in " + place.label() + "; agents hold sentinels, never real keys");
                 }
@@ -111,17 +111,20 @@ final class RefusingChecks {
         return null;
     }
 
-    /** The needles of {@code secrets}, in config order; those of the last request when the values are the same. */
-    private Map<CredentialSpec, Needle> secretNeedles(Map<String, Secret> secrets) {
+    /**
+     * The needles of {@code secrets} (each value and the parts read with it, a session token included), in config
+     * order; those of the last request when the values are the same.
+     */
+    private Map<CredentialSpec, List<Needle>> secretNeedles(Map<String, SecretLease> secrets) {
         SecretNeedles last = lastSecretNeedles;
         if (last.madeFrom(secrets)) {
             return last.needles();
         }
-        Map<CredentialSpec, Needle> needles = new LinkedHashMap<>();
+        Map<CredentialSpec, List<Needle>> needles = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
-            Secret secret = secrets.get(c.name());
-            if (secret != null) {
-                needles.put(c, Needle.of(secret.reveal()));
+            SecretLease lease = secrets.get(c.name());
+            if (lease != null) {
+                needles.put(c, lease.values().stream().map(v -> Needle.of(v.reveal())).toList());
             }
         }
         lastSecretNeedles = new SecretNeedles(Map.copyOf(secrets), needles);

@@ -142,8 +142,15 @@ final class SecretScrubbing {
             String standIn = c.sigv4() != null ? c.sigv4().sentinelSecretAccessKey()
                     : c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
             if (c.sigv4() != null) { // an S3 error echoes the key id it checked: the agent gets its own back
-                plain.putIfAbsent(c.sigv4().accessKeyId(), c.sigv4().sentinelAccessKeyId());
-                SecretForms.of(c.sigv4().accessKeyId(), c.sigv4().sentinelAccessKeyId()).forEach(text::putIfAbsent);
+                List<String> keyIds = new ArrayList<>();
+                if (c.sigv4().accessKeyId() != null) {
+                    keyIds.add(c.sigv4().accessKeyId());
+                }
+                store.heldPart(c.name(), org.cyverse.mesa.egress.injector.sigv4.SigV4Keys.ACCESS_KEY_ID).forEach(k -> keyIds.add(k.reveal()));
+                for (String keyId : keyIds) {
+                    plain.putIfAbsent(keyId, c.sigv4().sentinelAccessKeyId());
+                    SecretForms.of(keyId, c.sigv4().sentinelAccessKeyId()).forEach(text::putIfAbsent);
+                }
             }
             for (Secret secret : store.held(c.name())) {
                 if (plain.putIfAbsent(secret.reveal(), standIn) == null) {

@@ -2,6 +2,7 @@ package org.cyverse.mesa.egress.injector;
 
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
@@ -63,6 +64,35 @@ public final class SecretSources implements AutoCloseable {
             throw new SecretUnavailableException("no value was returned for " + ref);
         }
         return lease;
+    }
+
+    /**
+     * Fetches {@code ref} with {@code parts} (see {@link SecretSource#fetch(SecretRef, Map)}): the parts of
+     * {@code ref}'s scheme by its source, in one call, the others each by their own. Blocks.
+     *
+     * @throws SecretUnavailableException as {@link #fetch(Map, SecretRef)}, for the value or any part
+     */
+    public static SecretLease fetch(Map<String, SecretSource> bySchemes, SecretRef ref, Map<String, SecretRef> parts)
+            throws SecretUnavailableException {
+        if (parts.isEmpty()) {
+            return fetch(bySchemes, ref);
+        }
+        SecretSource source = bySchemes.get(ref.scheme());
+        if (source == null) {
+            throw new SecretUnavailableException("no source serves " + ref.scheme() + ": secrets");
+        }
+        Map<String, SecretRef> together = new LinkedHashMap<>();
+        Map<String, SecretRef> apart = new LinkedHashMap<>();
+        parts.forEach((name, part) -> (part.scheme().equals(ref.scheme()) ? together : apart).put(name, part));
+        SecretLease lease = source.fetch(ref, together);
+        if (lease == null || lease.secret() == null || !lease.parts().keySet().containsAll(together.keySet())) {
+            throw new SecretUnavailableException("no value was returned for " + ref + " or a value read with it");
+        }
+        Map<String, SecretLease> more = new LinkedHashMap<>();
+        for (Map.Entry<String, SecretRef> p : apart.entrySet()) {
+            more.put(p.getKey(), fetch(bySchemes, p.getValue()));
+        }
+        return lease.with(more);
     }
 
     /** Sets who is told when OpenBao revoked the proxy's own token (the kill switch); nothing happens without a broker. */

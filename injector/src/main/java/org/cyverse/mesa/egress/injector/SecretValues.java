@@ -12,8 +12,21 @@ public interface SecretValues {
     /** The valid current value, or empty when there is none (not fetched yet, failed, expired, revoked). */
     Optional<Secret> current(String credential);
 
-    /** Every value the credential has had, valid or not: what must never reach a client. */
+    /**
+     * The valid current value with the parts read with it ({@link SecretLease#parts}), as one snapshot; empty as
+     * {@link #current}. The default has no parts.
+     */
+    default Optional<SecretLease> lease(String credential) {
+        return current(credential).map(s -> new SecretLease(s, null, null));
+    }
+
+    /** Every value the credential has had, valid or not, its parts' included: what must never reach a client. */
     List<Secret> held(String credential);
+
+    /** Every value the part {@code part} of the credential has had; empty by default. */
+    default List<Secret> heldPart(String credential, String part) {
+        return List.of();
+    }
 
     /** Changes whenever a credential gets a value it did not have before. */
     long generation();

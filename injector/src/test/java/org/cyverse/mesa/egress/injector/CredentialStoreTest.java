@@ -209,6 +209,56 @@ class CredentialStoreTest {
     }
 
     @Test
+    void temporaryCredentialsInFilesOfTheirOwnAreReReadWhenAnyOfThemIsRewritten() throws Exception {
+        // Kubernetes mounts one key per file: the key id, secret and token of an aws_sigv4 credential each in its own.
+        Path keyId = dir.resolve("access_key_id");
+        Path secret = dir.resolve("secret_access_key");
+        Path token = dir.resolve("session_token");
+        Files.writeString(keyId, "ASIAFIRSTISSUE000001\n");
+        Files.writeString(secret, "first-secret-key\n");
+        Files.writeString(token, "first-session-token\n");
+        org.cyverse.mesa.egress.injector.sigv4.SigV4Keys keys = new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001",
+                "sentinel-secret-access-key", null, SecretRef.parse("file:" + keyId), SecretRef.parse("file:" + token));
+        CredentialSpec osn = new CredentialSpec("osn", List.of(HostPattern.parse("osn.example.org")), Set.of(443), Set.of(), List.of(),
+                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, null,
+                org.cyverse.mesa.egress.injector.budget.CredentialLimits.NONE, keys);
+        CredentialStore store = store(List.of(osn), Map.of("file", new FileSecretSource()));
+        store.start();
+        awaitEvents("osn:success");
+        SecretLease first = store.lease("osn").orElseThrow();
+        assertEquals("ASIAFIRSTISSUE000001", first.part("access_key_id").orElseThrow().reveal());
+        assertEquals("first-session-token", first.part("session_token").orElseThrow().reveal());
+
+        Files.writeString(keyId, "ASIASECONDISSUE00002\n");
+        Files.writeString(secret, "second-secret-key\n");
+        Files.writeString(token, "second-session-token\n");
+
+        await("the new triple", Duration.ofSeconds(5), () -> store.lease("osn").map(l -> l.part("session_token").orElseThrow().reveal())
+                .orElse("").equals("second-session-token") && "second-secret-key".equals(value(store, "osn")));
+        SecretLease second = store.lease("osn").orElseThrow();
+        assertEquals("ASIASECONDISSUE00002", second.part("access_key_id").orElseThrow().reveal());
+        assertTrue(store.held("osn").contains(Secret.of("first-session-token")), "an old token is still scrubbed from answers");
+        assertEquals(List.of(Secret.of("ASIAFIRSTISSUE000001"), Secret.of("ASIASECONDISSUE00002")), store.heldPart("osn", "access_key_id"));
+    }
+
+    @Test
+    void aValueWithoutThePartsItNeedsIsNotServed() throws Exception {
+        Path secret = dir.resolve("secret_access_key");
+        Files.writeString(secret, "a-secret-key\n");
+        org.cyverse.mesa.egress.injector.sigv4.SigV4Keys keys = new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001",
+                "sentinel-secret-access-key", null, SecretRef.parse("file:" + dir.resolve("missing_key_id")), null);
+        CredentialSpec osn = new CredentialSpec("osn", List.of(HostPattern.parse("osn.example.org")), Set.of(443), Set.of(), List.of(),
+                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, null,
+                org.cyverse.mesa.egress.injector.budget.CredentialLimits.NONE, keys);
+        CredentialStore store = store(List.of(osn), Map.of("file", new FileSecretSource()));
+        store.start();
+        awaitEvents("osn:failure");
+        assertEquals(Optional.empty(), store.lease("osn"), "a secret key without its key id is no use, and not served");
+        assertTrue(store.notReadyReason().contains("missing_key_id") && store.notReadyReason().contains("does not exist"),
+                store.notReadyReason());
+    }
+
+    @Test
     void aValueIsRefreshedAheadOfItsExpiry() throws Exception {
         List<Instant> expiries = new CopyOnWriteArrayList<>();
         FakeSource source = new FakeSource(() -> {

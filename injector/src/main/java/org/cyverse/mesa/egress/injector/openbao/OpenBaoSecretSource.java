@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -13,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretSource;
@@ -91,6 +92,34 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
 
     @Override
     public SecretLease fetch(SecretRef ref) throws SecretUnavailableException {
+        return fetch(ref, Map.of());
+    }
+
+    /**
+     * Parts at {@code ref}'s own path come from the same read (and the same lease, renewed together):
+     * OpenBao's AWS engine issues a new key id, secret key and session token on every read of
+     * {@code aws/creds/ROLE}, so reading them apart would mix three key pairs. Parts elsewhere are read apart.
+     */
+    @Override
+    public SecretLease fetch(SecretRef ref, Map<String, SecretRef> parts) throws SecretUnavailableException {
+        Map<String, String> fields = new LinkedHashMap<>();
+        Map<String, SecretRef> elsewhere = new LinkedHashMap<>();
+        parts.forEach((name, part) -> {
+            if (part.location().equals(ref.location())) {
+                fields.put(name, part.key());
+            } else {
+                elsewhere.put(name, part);
+            }
+        });
+        SecretLease lease = read(ref, fields);
+        Map<String, SecretLease> more = new LinkedHashMap<>();
+        for (Map.Entry<String, SecretRef> p : elsewhere.entrySet()) {
+            more.put(p.getKey(), read(p.getValue(), Map.of()));
+        }
+        return lease.with(more);
+    }
+
+    private SecretLease read(SecretRef ref, Map<String, String> fields) throws SecretUnavailableException {
         String gone = leases.revokedReason(ref);
         if (gone != null) {
             throw new SecretUnavailableException(gone, true, null);
@@ -102,6 +131,10 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
             throw e.unavailable();
         }
         LeaseBook.Held held = leases.current(ref);
+        if (held != null && !held.answer.parts().keySet().containsAll(fields.keySet())) {
+            leases.supersede(held); // read without the fields now wanted: a fresh read brings them
+            held = null;
+        }
         if (held != null) {
             SecretLease renewed = renew(held, token);
             if (renewed != null) {
@@ -117,13 +150,13 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
             }
             throw e.unavailable();
         }
-        SecretAnswer answer = SecretAnswer.parse(body, ref);
+        SecretAnswer answer = SecretAnswer.parse(body, ref, fields);
         Instant now = clock.instant();
         if (answer.leased()) {
             LeaseBook.Held fresh = leases.hold(ref, answer, token, now.plusSeconds(answer.leaseSeconds()));
-            return lease(answer.value(), fresh.expiresAt, token, null);
+            return lease(answer, fresh.expiresAt, token, null);
         }
-        return lease(answer.value(), now.plus(settings.timeouts().kvTtl()), token, answer.version());
+        return lease(answer, now.plus(settings.timeouts().kvTtl()), token, answer.version());
     }
 
     /** Renews the lease behind a cached value; {@code null} when a fresh read is due instead. */
@@ -141,7 +174,7 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
                 return null;
             }
             held.expiresAt = clock.instant().plusSeconds(got);
-            return lease(held.answer.value(), held.expiresAt, token, null);
+            return lease(held.answer, held.expiresAt, token, null);
         } catch (OpenBaoException e) {
             if (e.denied()) {
                 if (keeper.deniedWith(token)) {
@@ -169,10 +202,13 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
         return held.ref.toString();
     }
 
-    /** A value that never outlives the token that read it. */
-    private static SecretLease lease(Secret value, Instant expiresAt, AuthToken token, String version) {
+    /** A value, with the parts read with it, that never outlives the token that read it. */
+    private static SecretLease lease(SecretAnswer answer, Instant expiresAt, AuthToken token, String version) {
         Instant tokenEnd = token.expiresAt();
-        return new SecretLease(value, tokenEnd != null && tokenEnd.isBefore(expiresAt) ? tokenEnd : expiresAt, version);
+        Instant end = tokenEnd != null && tokenEnd.isBefore(expiresAt) ? tokenEnd : expiresAt;
+        Map<String, SecretLease> parts = new LinkedHashMap<>();
+        answer.parts().forEach((name, value) -> parts.put(name, new SecretLease(value, end, version)));
+        return new SecretLease(answer.value(), end, version, parts);
     }
 
     /**

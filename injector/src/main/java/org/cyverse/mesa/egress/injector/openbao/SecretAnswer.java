@@ -2,7 +2,9 @@ package org.cyverse.mesa.egress.injector.openbao;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
@@ -23,8 +25,13 @@ import org.cyverse.mesa.egress.injector.SecretUnavailableException;
  * @param leaseId the lease, or {@code null} when the secret has none (KV)
  * @param leaseSeconds the lease's duration
  * @param renewable whether the lease may be renewed
+ * @param parts the other fields asked for, read from the same answer, by the caller's names for them
  */
-record SecretAnswer(Secret value, String version, String leaseId, long leaseSeconds, boolean renewable) {
+record SecretAnswer(Secret value, String version, String leaseId, long leaseSeconds, boolean renewable, Map<String, Secret> parts) {
+
+    SecretAnswer {
+        parts = Map.copyOf(parts);
+    }
 
     boolean leased() {
         return leaseId != null;
@@ -36,6 +43,11 @@ record SecretAnswer(Secret value, String version, String leaseId, long leaseSeco
     }
 
     static SecretAnswer parse(JsonNode body, SecretRef ref) throws SecretUnavailableException {
+        return parse(body, ref, Map.of());
+    }
+
+    /** @param partFields further fields of the same secret to read, by the caller's name for each */
+    static SecretAnswer parse(JsonNode body, SecretRef ref, Map<String, String> partFields) throws SecretUnavailableException {
         String path = ref.location();
         JsonNode data = body.path("data");
         JsonNode fields = data;
@@ -51,22 +63,31 @@ record SecretAnswer(Secret value, String version, String leaseId, long leaseSeco
         if (!fields.isObject()) {
             throw new SecretUnavailableException("OpenBao's answer for " + path + " holds no data fields");
         }
-        JsonNode field = fields.get(ref.key());
+        Secret value = field(fields, ref.key(), path);
+        Map<String, Secret> parts = new LinkedHashMap<>();
+        for (Map.Entry<String, String> p : partFields.entrySet()) {
+            parts.put(p.getKey(), field(fields, p.getValue(), path));
+        }
+        String leaseId = body.path("lease_id").asText("");
+        return new SecretAnswer(value, version, leaseId.isEmpty() ? null : leaseId,
+                body.path("lease_duration").asLong(0), body.path("renewable").asBoolean(false), parts);
+    }
+
+    private static Secret field(JsonNode fields, String key, String path) throws SecretUnavailableException {
+        JsonNode field = fields.get(key);
         if (field == null || field.isNull()) {
-            throw new SecretUnavailableException("field \"" + ref.key() + "\" is not in the secret at " + path
-                    + " (its fields: " + names(fields) + ")");
+            throw new SecretUnavailableException("field \"" + key + "\" is not in the secret at " + path
+                    + " (its fields: " + names(fields) + ")" + (field != null ? "; it is null there" : ""));
         }
         if (field.isContainerNode()) {
-            throw new SecretUnavailableException("field \"" + ref.key() + "\" of the secret at " + path
+            throw new SecretUnavailableException("field \"" + key + "\" of the secret at " + path
                     + " is a JSON " + (field.isArray() ? "list" : "map") + ", not a string");
         }
         String text = field.asText();
         if (text.isEmpty()) {
-            throw new SecretUnavailableException("field \"" + ref.key() + "\" of the secret at " + path + " is empty");
+            throw new SecretUnavailableException("field \"" + key + "\" of the secret at " + path + " is empty");
         }
-        String leaseId = body.path("lease_id").asText("");
-        return new SecretAnswer(Secret.of(text), version, leaseId.isEmpty() ? null : leaseId,
-                body.path("lease_duration").asLong(0), body.path("renewable").asBoolean(false));
+        return Secret.of(text);
     }
 
     private static String names(JsonNode fields) {

@@ -18,6 +18,7 @@ import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.PercentText;
 import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.sigv4.SigV4Problem.Kind;
 
@@ -39,7 +40,8 @@ public final class SigV4Step implements CredentialStep {
 
     private static final DateTimeFormatter AMZ_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     /** The headers the proxy writes anew on a re-signed request; the client's are dropped. */
-    private static final List<String> REPLACED = List.of("authorization", "x-amz-date", "x-amz-security-token");
+    private static final String TOKEN_HEADER = "x-amz-security-token";
+    private static final List<String> REPLACED = List.of("authorization", "x-amz-date", TOKEN_HEADER);
 
     private final List<CredentialSpec> credentials;
     private final SecretValues store;
@@ -93,19 +95,39 @@ public final class SigV4Step implements CredentialStep {
             return refused(Injection.Outcome.PLAINTEXT, c, "a request signed with the sentinel of credential " + c.name()
                     + " would be re-signed over plain http; use https");
         }
-        Optional<Secret> secret = store.current(c.name());
-        if (secret.isEmpty()) {
+        // One snapshot: a temporary key id, its secret and its session token are only valid together.
+        Optional<SecretLease> lease = store.lease(c.name());
+        if (lease.isEmpty()) {
             return refused(Injection.Outcome.UNAVAILABLE, c, "credential " + c.name()
                     + " has no valid value now (not fetched yet, failed, expired or revoked)");
         }
+        RealKey real = RealKey.of(c, lease.get());
+        if (real == null) {
+            return refused(Injection.Outcome.UNAVAILABLE, c, "the access key id fetched for credential " + c.name() + " ("
+                    + c.sigv4().accessKeyIdRef() + ") is not an access key id (16 to 128 letters and digits)");
+        }
         try {
-            return resign(request, c, secret.get(), found.auth(), path, query, headers);
+            return resign(request, c, real, found.auth(), path, query, headers);
         } catch (SigV4Problem p) {
             return refusal(c, p, place);
         }
     }
 
-    private Injection resign(OutgoingRequest request, CredentialSpec c, Secret secret, SigV4Auth auth, String path, QueryParams query,
+    /** The real key a request is signed with: the key id (written or fetched), the secret, the session token if any. */
+    private record RealKey(String id, Secret secret, Secret sessionToken) {
+        /** {@code null} when a fetched key id is not one. */
+        static RealKey of(CredentialSpec c, SecretLease lease) {
+            SigV4Keys keys = c.sigv4();
+            Secret token = lease.part(SigV4Keys.SESSION_TOKEN).orElse(null);
+            if (keys.accessKeyId() != null) {
+                return new RealKey(keys.accessKeyId(), lease.secret(), token); // the config checked it
+            }
+            String id = lease.part(SigV4Keys.ACCESS_KEY_ID).map(Secret::reveal).orElse(null);
+            return id == null || !SigV4Keys.KEY_ID.matcher(id).matches() ? null : new RealKey(id, lease.secret(), token);
+        }
+    }
+
+    private Injection resign(OutgoingRequest request, CredentialSpec c, RealKey real, SigV4Auth auth, String path, QueryParams query,
             Map<String, List<String>> headers) throws SigV4Problem {
         PayloadMode mode = PayloadMode.of(auth, headers);
         Instant signedAt = instant(auth.amzDate());
@@ -114,18 +136,24 @@ public final class SigV4Step implements CredentialStep {
         verify(request, c, auth, path, signedQuery, mode);
         String amzDate = AMZ_DATE.format(now);
         String scope = amzDate.substring(0, 8) + "/" + auth.region() + "/" + auth.service() + "/aws4_request";
-        List<String> names = auth.signedHeaders().stream().filter(n -> !n.equals("x-amz-security-token")).toList();
+        // The client's session token (a sentinel, if any) is dropped; the real one is added, and signed, when there is one.
+        java.util.TreeSet<String> signed = new java.util.TreeSet<>(auth.signedHeaders());
+        signed.remove(TOKEN_HEADER);
+        if (real.sessionToken() != null && !auth.presigned()) {
+            signed.add(TOKEN_HEADER);
+        }
+        List<String> names = List.copyOf(signed);
         List<Map.Entry<String, String>> out = new ArrayList<>();
         for (Map.Entry<String, String> h : request.headers()) {
             if (h.getKey().equalsIgnoreCase("host")) {
                 // Signed as the proxy sends it (RFC 9112 3.2.2: the target's authority), which may be spelled otherwise.
                 out.add(Map.entry(h.getKey(), request.destination().hostField(request.tls() ? 443 : 80)));
-            } else if (auth.presigned() || !REPLACED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+            } else if (auth.presigned() ? !h.getKey().equalsIgnoreCase(TOKEN_HEADER) : !REPLACED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
                 out.add(h); // a presigned URL's signature is in its query: every other header stays
             }
         }
-        byte[] key = SigV4Signer.signingKey(secret.reveal(), amzDate.substring(0, 8), auth.region(), auth.service());
-        String credential = c.sigv4().accessKeyId() + "/" + scope;
+        byte[] key = SigV4Signer.signingKey(real.secret().reveal(), amzDate.substring(0, 8), auth.region(), auth.service());
+        String credential = real.id() + "/" + scope;
         String pathAndQuery;
         ChunkResigner.Plan resigning = null;
         if (auth.presigned()) {
@@ -139,6 +167,9 @@ public final class SigV4Step implements CredentialStep {
             params.add(param("X-Amz-Credential", credential));
             params.add(param("X-Amz-Date", amzDate));
             params.add(param("X-Amz-Expires", Long.toString(Math.min(left, auth.expires()))));
+            if (real.sessionToken() != null) {
+                params.add(param("X-Amz-Security-Token", real.sessionToken().reveal()));
+            }
             params.add(param("X-Amz-SignedHeaders", String.join(";", names)));
             QueryParams resigned = new QueryParams(params);
             String sig = sign(key, amzDate, scope, signable(request, path, resigned, signedSubset(out, names), mode, auth), names);
@@ -146,6 +177,9 @@ public final class SigV4Step implements CredentialStep {
             pathAndQuery = path + "?" + new QueryParams(params).raw();
         } else {
             out.add(Map.entry("X-Amz-Date", amzDate));
+            if (real.sessionToken() != null) {
+                out.add(Map.entry("X-Amz-Security-Token", real.sessionToken().reveal()));
+            }
             String sig = sign(key, amzDate, scope, signable(request, path, query, signedSubset(out, names), mode, auth), names);
             out.add(Map.entry("Authorization", SigV4Auth.ALGORITHM + " Credential=" + credential + ", SignedHeaders="
                     + String.join(";", names) + ", Signature=" + sig));

@@ -152,6 +152,27 @@ public final class FakeOpenBao implements AutoCloseable {
                 fixture("dynamic-creds-read.json", Map.of("lease_id", leaseId, "ttl", ttl, "renewable", renewable, "value", value)));
     }
 
+    /** Temporary AWS credentials as the AWS secrets engine issues them at {@code path}, one per read (not renewable: STS). */
+    public record AwsCreds(String leaseId, String accessKey, String secretKey, String securityToken) {}
+
+    /**
+     * The AWS engine at {@code path} ({@code aws/creds/ROLE}): the n-th read gets the n-th of {@code issued}, the last
+     * one again after that, as each read of the engine mints new credentials.
+     */
+    public void awsCreds(String path, long ttl, AwsCreds... issued) {
+        for (int i = 0; i < issued.length; i++) {
+            AwsCreds c = issued[i];
+            String token = c.securityToken() == null ? "null" : "\"" + c.securityToken() + "\"";
+            com.github.tomakehurst.wiremock.client.ScenarioMappingBuilder read = get(urlPathEqualTo("/v1/" + path)).inScenario("aws " + path)
+                    .whenScenarioStateIs(i == 0 ? com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED : "read " + i);
+            if (i + 1 < issued.length) {
+                read = read.willSetStateTo("read " + (i + 1));
+            }
+            answer(read, 200, fixture("aws-creds-read.json", Map.of("lease_id", c.leaseId(), "ttl", ttl, "renewable", false,
+                    "access_key", c.accessKey(), "secret_key", c.secretKey(), "security_token", token)));
+        }
+    }
+
     public void leaseRenew(String leaseId, long ttl) {
         answer(post(urlEqualTo("/v1/sys/leases/renew/" + leaseId)), 200,
                 fixture("sys-leases-renew.json", Map.of("lease_id", leaseId, "ttl", ttl)));
