@@ -299,6 +299,22 @@ class MainTest extends CommandTestBase {
     }
 
     @Test
+    void checkShowsWhereTemporaryAwsCredentialsAreRead() throws Exception {
+        Path config = dir.resolve("osn-sts.yaml");
+        Files.writeString(config, "version: 1\nprofile: P2\nallow:\n  - host: osn.cyverse.org\ncredentials:\n  - name: osn\n"
+                + "    hosts: [osn.cyverse.org]\n    aws_sigv4:\n      sentinel_access_key_id: SNTLSENTINEL00000001\n"
+                + "      sentinel_secret_access_key: sentinel-secret-access-key-0123\n"
+                + "      access_key_id: \"file:/run/secrets/osn#access_key_id\"\n"
+                + "      secret_access_key: \"file:/run/secrets/osn#secret_access_key\"\n"
+                + "      session_token: \"file:/run/secrets/osn#session_token\"\n");
+        assertEquals(0, run("check", "--config", config.toString(), "https://osn.cyverse.org/bucket/key"));
+        JsonNode osn = new ObjectMapper().readTree(out()).get("credentials").get(0);
+        assertEquals("aws_sigv4: requests signed with sentinel key id SNTLSENTINEL00000001 re-signed as the key id at"
+                + " file:/run/secrets/osn#access_key_id (secret access key: file:/run/secrets/osn#secret_access_key; session token:"
+                + " file:/run/secrets/osn#session_token)", osn.get("source").asText());
+    }
+
+    @Test
     void checkShowsAGitHubAppCredentialAndItsRepositoryScope() throws Exception {
         Path config = dir.resolve("github.yaml");
         Files.writeString(config, "version: 1\nprofile: P2\ncredentials:\n  - name: github\n    sentinel: proxy-injected\n"
