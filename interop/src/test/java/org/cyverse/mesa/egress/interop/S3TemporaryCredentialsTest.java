@@ -191,10 +191,7 @@ class S3TemporaryCredentialsTest {
             s.createBucket(b -> b.bucket("sts-presigned"));
             s.putObject(b -> b.bucket("sts-presigned").key("k"), RequestBody.fromString("presigned with a session"));
         }
-        try (S3Presigner presigner = S3Presigner.builder().region(Region.US_EAST_1)
-                .endpointOverride(URI.create("https://localhost:" + s3.httpsPort()))
-                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().pathStyleAccessEnabled(true).build())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(SENTINEL_KEY, SENTINEL_SECRET))).build()) {
+        try (S3Presigner presigner = S3ThroughProxyTest.sentinelPresigner(s3.httpsPort(), SENTINEL_KEY, SENTINEL_SECRET)) {
             URI url = presigner.presignGetObject(p -> p.signatureDuration(Duration.ofMinutes(10))
                     .getObjectRequest(g -> g.bucket("sts-presigned").key("k"))).url().toURI();
             assertFalse(url.getRawQuery().contains("X-Amz-Security-Token"), "the agent has no token to presign with");

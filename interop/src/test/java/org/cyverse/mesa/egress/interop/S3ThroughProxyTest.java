@@ -238,16 +238,21 @@ class S3ThroughProxyTest {
         assertTrue(modes.seen.contains("PutObject STREAMING-AWS4-HMAC-SHA256-PAYLOAD"), modes.seen::toString);
     }
 
+    /** The agent's presigner: a sentinel pair, path style, the S3 server's HTTPS port. */
+    static S3Presigner sentinelPresigner(int httpsPort, String sentinelKey, String sentinelSecret) {
+        return S3Presigner.builder().region(Region.US_EAST_1)
+                .endpointOverride(URI.create("https://localhost:" + httpsPort))
+                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().pathStyleAccessEnabled(true).build())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(sentinelKey, sentinelSecret))).build();
+    }
+
     @Test
     void aUrlPresignedWithTheSentinelIsFetchedThroughTheProxy() throws Exception {
         try (S3Client s = agent(new Modes())) {
             s.createBucket(b -> b.bucket("presigned"));
             s.putObject(b -> b.bucket("presigned").key("k"), RequestBody.fromString("presigned body"));
         }
-        try (S3Presigner presigner = S3Presigner.builder().region(Region.US_EAST_1)
-                .endpointOverride(URI.create("https://localhost:" + s3.httpsPort()))
-                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().pathStyleAccessEnabled(true).build())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(SENTINEL_KEY, SENTINEL_SECRET))).build()) {
+        try (S3Presigner presigner = sentinelPresigner(s3.httpsPort(), SENTINEL_KEY, SENTINEL_SECRET)) {
             URI url = presigner.presignGetObject(p -> p.signatureDuration(Duration.ofMinutes(10))
                     .getObjectRequest(g -> g.bucket("presigned").key("k"))).url().toURI();
             assertTrue(url.getRawQuery().contains("X-Amz-Credential=" + SENTINEL_KEY), url.toString());
