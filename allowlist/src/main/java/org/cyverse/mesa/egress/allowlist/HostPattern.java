@@ -149,6 +149,11 @@ public final class HostPattern {
         return kind;
     }
 
+    /** The one name this pattern matches ({@code api.github.com}), or null for a wildcard, an address or a range. */
+    public String exactName() {
+        return kind == Kind.EXACT ? key : null;
+    }
+
     /** See the field; null for a CIDR. */
     String key() {
         return key;

@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -128,6 +129,10 @@ public final class ProxyServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .childHandler(Pipelines.admin(admin)), config.admin(), "admin");
         listening = true;
+        if (context.leaves != null) { // the credentials' hosts are where interception is sure to be asked for
+            context.leaves.prefetch(config.credentials().stream().flatMap(c -> c.hosts().stream()).map(HostPattern::exactName)
+                    .filter(java.util.Objects::nonNull).toList());
+        }
     }
 
     private Channel bind(ServerBootstrap bootstrap, HostAndPort address, String key) throws IOException {

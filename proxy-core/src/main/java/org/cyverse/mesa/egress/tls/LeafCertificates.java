@@ -12,6 +12,7 @@ import io.netty.handler.ssl.SslProvider;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -20,6 +21,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLException;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 
 /**
  * Server-side TLS contexts for intercepted destinations: a leaf certificate per destination host
@@ -79,6 +81,25 @@ public final class LeafCertificates {
         });
         return promise;
     }
+
+    /**
+     * Mints the leaves of {@code names} in the background, at most {@value #PREFETCH_LIMIT}, so that
+     * the first connection to a credential's host does not wait for its key pair and signature
+     * (issue 19: a first intercepted response of a fresh pod). A name that cannot be minted is
+     * left to the first connection, which reports it.
+     */
+    public void prefetch(Collection<String> names) {
+        names.stream().distinct().limit(PREFETCH_LIMIT).forEach(name -> {
+            try {
+                serverContext(Destination.parse(name, 443));
+            } catch (InvalidDestinationException e) {
+                // not a name a client can ask for; nothing to prefetch
+            }
+        });
+    }
+
+    /** Leaves minted ahead at start: one per credential host for a typical job, bounded for a long list. */
+    public static final int PREFETCH_LIMIT = 16;
 
     /**
      * The server context presenting the leaf for {@code destination.host()}, ALPN offering

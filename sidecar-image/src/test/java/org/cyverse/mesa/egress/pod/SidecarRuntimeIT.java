@@ -68,6 +68,7 @@ class SidecarRuntimeIT {
     private HttpsUpstream tunnelled;
     private TestPki otherCa;
     private Process proxy;
+    private Path nativeWorkdir;
     private int proxyPort;
     private int adminPort;
 
@@ -122,9 +123,14 @@ class SidecarRuntimeIT {
                 "  upstream_ca: " + upstreamCaPem,
                 ""), StandardCharsets.UTF_8);
 
-        // The image's entry point: the same JVM options file and flags (Dockerfile ENTRYPOINT).
+        // The image's entry point: the same JVM options file and flags (Dockerfile ENTRYPOINT), and
+        // a directory of its own where Netty would copy native libraries it did not find.
+        nativeWorkdir = Files.createDirectories(dir.resolve("native-workdir"));
         ProcessBuilder builder = new ProcessBuilder(runtime.resolve("bin/java").toAbsolutePath().toString(),
                 "@" + Path.of("bin/jvm.options").toAbsolutePath(), "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=3000",
+                "-XX:AOTCache=" + runtime.resolve("lib/mesa-egress.aot").toAbsolutePath(),
+                "-Djava.library.path=" + runtime.resolve("lib/native").toAbsolutePath(),
+                "-Dio.netty.native.workdir=" + nativeWorkdir,
                 "-jar", Path.of("target/mesa-egress.jar").toAbsolutePath().toString(),
                 "run", "--admin", "127.0.0.1:0")
                 .redirectOutput(dir.resolve("stdout.log").toFile())
@@ -227,6 +233,35 @@ class SidecarRuntimeIT {
 
     @Test
     @Order(4)
+    void theRuntimeStartsAsTheImageDoesWithoutWarningsOrCopiedLibraries() throws Exception {
+        Path runtime = Path.of("target/jlink-runtime");
+        String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
+        for (String lib : List.of("libnetty_tcnative_linux_" + arch + ".so", "libnetty_transport_native_epoll_" + arch + ".so")) {
+            assertTrue(Files.isRegularFile(runtime.resolve("lib/native").resolve(lib)), "the runtime carries " + lib);
+        }
+        try (var copied = Files.list(nativeWorkdir)) {
+            assertEquals(List.of(), copied.toList(), "BoringSSL and epoll load from lib/native, nothing is copied out of the jar");
+        }
+        // Every stderr line is the launcher's own: no JDK restricted-method warning, no SLF4J notice, no AOT error.
+        List<String> foreign = Files.readAllLines(dir.resolve("stderr.log")).stream()
+                .filter(l -> !l.isBlank() && !l.matches("^\\d{4}-\\d\\d-\\d\\dT.* (INFO|WARNING|SEVERE) .*")).toList();
+        assertEquals(List.of(), foreign, "lines not written by the launcher's log");
+        String release = Files.readString(runtime.resolve("release"));
+        Matcher version = Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(release);
+        assertTrue(version.find(), release);
+        if (Integer.parseInt(version.group(1)) >= 25) {
+            // AOTMode=on: the JVM exits with an error instead of ignoring a cache that does not match.
+            Command.Result strict = Command.run(SHORT, runtime.resolve("bin/java").toAbsolutePath().toString(),
+                    "@" + Path.of("bin/jvm.options").toAbsolutePath(), "-XX:AOTMode=on",
+                    "-XX:AOTCache=" + runtime.resolve("lib/mesa-egress.aot").toAbsolutePath(),
+                    "-jar", Path.of("target/mesa-egress.jar").toAbsolutePath().toString(), "--version");
+            assertTrue(strict.ok() && strict.stdout().startsWith("mesa-egress "), "the training run's cache fits this runtime and jar: "
+                    + strict.describe());
+        }
+    }
+
+    @Test
+    @Order(5)
     void sigtermDrainsAndExitsZero() throws Exception {
         // The clients' pooled connections close after 1 s idle (failsafe sets jdk.httpclient.keepalive.timeout).
         long deadline = System.nanoTime() + SHORT.toNanos();
