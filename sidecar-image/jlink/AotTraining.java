@@ -29,8 +29,8 @@ import javax.net.ssl.TrustManagerFactory;
  * The training run of the image's ahead-of-time cache (JDK 25, JEP 483/514/515): starts the proxy
  * on the linked runtime with {@code -XX:AOTCacheOutput}, sends it the traffic a pod sends, stops it
  * with SIGTERM as Kubernetes does, and the JVM writes the cache as it exits: the classes it loaded
- * and linked, and the method profiles, so that the next start skips loading them and the JIT
- * compiles the hot paths at once.
+ * and linked, so that the next start maps them instead of loading them. (build-runtime.sh leaves
+ * the method profiles out; README "Runtime and performance" says why.)
  *
  * <p>Everything is on loopback, made here: an HTTPS upstream (a key pair from {@code keytool}), a
  * plain one, and the proxy's config. The traffic: intercepted HTTPS with a header injected (GET,
@@ -47,8 +47,8 @@ public final class AotTraining {
 
     private static final Pattern SERVING = Pattern.compile("on 127\\.0\\.0\\.1:(\\d+), admin on 127\\.0\\.0\\.1:(\\d+)");
     private static final String SECRET = "aot-training-secret-0123456789";
-    /** Rounds of the traffic mix; enough for the JIT's tiers to see every hot path. */
-    private static final int ROUNDS = Integer.getInteger("rounds", 600);
+    /** Rounds of the traffic mix: every path of it runs many times, so every class it needs is loaded. */
+    private static final int ROUNDS = Integer.getInteger("rounds", 200);
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {

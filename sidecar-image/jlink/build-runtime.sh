@@ -13,7 +13,7 @@
 #   lib/native/          the jar's netty-tcnative (BoringSSL) and epoll libraries for this machine,
 #                        found through -Djava.library.path instead of being copied out of the jar
 #                        into a temporary directory at every start;
-#   lib/mesa-egress.aot  on JDK 25 and later, the ahead-of-time cache of a training run
+#   lib/mesa-egress.aot  on JDK 25 and later, the ahead-of-time cache (classes) of a training run
 #                        (AotTraining.java): start it with -XX:AOTCache=OUTPUT_DIR/lib/mesa-egress.aot
 #                        -Djava.library.path=OUTPUT_DIR/lib/native and the same JVM_OPTIONS, the jar
 #                        at the same path. The JVM checks both and ignores a cache that does not match.
@@ -88,8 +88,12 @@ if [ "${major:-0}" -ge 25 ]; then
   echo "build-runtime.sh: training the ahead-of-time cache (AotTraining.java)"
   native_flag=""
   [ -d "$out/lib/native" ] && native_flag="-Djava.library.path=$out/lib/native"
+  # Classes only, no method profiles (-AOTRecordTraining): measured on one CPU, the training run's
+  # profiles made the JIT compile at start what that run found hot and left the proxy at about a
+  # quarter of its warm throughput a minute later (README "Runtime and performance").
   # shellcheck disable=SC2086
-  "$java_home/bin/java" "$here/AotTraining.java" "$out/bin/java" "$jar" "$out/lib/mesa-egress.aot" "@$options" $native_flag
+  "$java_home/bin/java" "$here/AotTraining.java" "$out/bin/java" "$jar" "$out/lib/mesa-egress.aot" "@$options" $native_flag \
+    -XX:+UnlockDiagnosticVMOptions -XX:-AOTRecordTraining
 else
   echo "build-runtime.sh: a JDK $major runtime has no ahead-of-time cache (JDK 25 and later); the proxy starts without one"
 fi
