@@ -90,7 +90,7 @@ if [ "${major:-0}" -ge 25 ]; then
   [ -d "$out/lib/native" ] && native_flag="-Djava.library.path=$out/lib/native"
   # Classes only, no method profiles (-AOTRecordTraining): measured on one CPU, the training run's
   # profiles made the JIT compile at start what that run found hot and left the proxy at about a
-  # quarter of its warm throughput a minute later (README "Runtime and performance").
+  # fifth of its warm throughput a minute later (README "Runtime and performance").
   # shellcheck disable=SC2086
   "$java_home/bin/java" "$here/AotTraining.java" "$out/bin/java" "$jar" "$out/lib/mesa-egress.aot" "@$options" $native_flag \
     -XX:+UnlockDiagnosticVMOptions -XX:-AOTRecordTraining

@@ -44,10 +44,15 @@ audit:
   sink: $work/audit.log
 YAML
 
+home=$(dirname "$(dirname "$java")")
+prepared=""   # the image's flags for a runtime that has them (build-runtime.sh)
+[ -f "$home/lib/mesa-egress.aot" ] && prepared="-XX:AOTCache=$home/lib/mesa-egress.aot"
+[ -d "$home/lib/native" ] && prepared="$prepared -Djava.library.path=$home/lib/native"
+echo "runtime flags: ${prepared:-none}"
 echo "runtime: $(du -sh "$(dirname "$(dirname "$java")")" | cut -f1) on disk ($(du -sb "$(dirname "$(dirname "$java")")" | cut -f1) bytes)"
 start=$(date +%s%N)
 # shellcheck disable=SC2086
-"$java" @bin/jvm.options -XX:TrimNativeHeapInterval=3000 ${JAVA_OPTS:-} -jar target/mesa-egress.jar run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
+"$java" @bin/jvm.options -XX:TrimNativeHeapInterval=3000 $prepared ${JAVA_OPTS:-} -jar target/mesa-egress.jar run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
 until [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:19090/readyz)" = 200 ]; do sleep 0.01; done
 ready=$(date +%s%N)
 echo "startup to /readyz 200: $(( (ready - start) / 1000000 )) ms (CA created, trust files written)"
