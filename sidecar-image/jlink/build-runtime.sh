@@ -30,11 +30,13 @@ options=${4:-$here/../bin/jvm.options}
 conf=$here/modules.conf
 
 [ -f "$jar" ] || { echo "build-runtime.sh: no jar at $jar" >&2; exit 2; }
+# The JDK's feature version, which the linked runtime has too.
+major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$java_home/release" 2>/dev/null)
+major=${major:-0}
 # jlink links from jmods/, or (JDK 24 and later, JEP 493) from the JDK's own run-time image where
 # the JDK was built for it, as Temurin's are: jlink itself says when neither holds.
 if [ ! -d "$java_home/jmods" ]; then
-  major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$java_home/release" 2>/dev/null)
-  [ "${major:-0}" -ge 24 ] || {
+  [ "$major" -ge 24 ] || {
     echo "build-runtime.sh: $java_home has no jmods/ (jlink needs them before JDK 24; Debian: openjdk-17-jdk-headless, images: a full JDK)" >&2
     exit 2
   }
@@ -55,9 +57,8 @@ list=$(printf '%s\n' "$modules" | sort -u | paste -sd, -)
 echo "build-runtime.sh: jdeps found $found; linking $list"
 
 # zip-6 is what --compress=2 meant; JDK 21 names it so and deprecates the number.
-jdk_major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$java_home/release" 2>/dev/null)
 compress=2
-[ "${jdk_major:-0}" -ge 21 ] && compress=zip-6
+[ "$major" -ge 21 ] && compress=zip-6
 rm -rf "$out"
 "$java_home/bin/jlink" \
   --add-modules "$list" \
@@ -83,8 +84,7 @@ else
   echo "build-runtime.sh: no native libraries for $(uname -m): Netty copies them out of the jar at start, if it has them"
 fi
 
-major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$out/release")
-if [ "${major:-0}" -ge 25 ]; then
+if [ "$major" -ge 25 ]; then
   echo "build-runtime.sh: training the ahead-of-time cache (AotTraining.java)"
   native_flag=""
   [ -d "$out/lib/native" ] && native_flag="-Djava.library.path=$out/lib/native"

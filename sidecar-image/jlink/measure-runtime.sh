@@ -3,7 +3,8 @@
 # the runtime's size, the time from process start to /readyz 200, and the proxy's resident
 # memory idle and after N plain-http requests through it to a loopback upstream.
 # Usage: sidecar-image/jlink/measure-runtime.sh [JAVA]   (default target/jlink-runtime/bin/java)
-#        with the image's JVM options (bin/jvm.options); JAVA_OPTS="..." adds flags after them
+#        started by bin/mesa-egress as the runtime JAVA belongs to: the image's JVM options, and the
+#        runtime's cache and native libraries where it has them; JAVA_OPTS="..." adds flags after them
 # Needs curl and python3; everything stays on 127.0.0.1; the request count is bounded (N=10000).
 set -eu
 cd "$(dirname "$0")/.."
@@ -45,14 +46,12 @@ audit:
 YAML
 
 home=$(dirname "$(dirname "$java")")
-prepared=""   # the image's flags for a runtime that has them (build-runtime.sh)
-[ -f "$home/lib/mesa-egress.aot" ] && prepared="-XX:AOTCache=$home/lib/mesa-egress.aot"
-[ -d "$home/lib/native" ] && prepared="$prepared -Djava.library.path=$home/lib/native"
-echo "runtime flags: ${prepared:-none}"
-echo "runtime: $(du -sh "$(dirname "$(dirname "$java")")" | cut -f1) on disk ($(du -sb "$(dirname "$(dirname "$java")")" | cut -f1) bytes)"
+echo "runtime: $(du -sh "$home" | cut -f1) on disk ($(du -sb "$home" | cut -f1) bytes)"
 start=$(date +%s%N)
-# shellcheck disable=SC2086
-"$java" @bin/jvm.options -XX:TrimNativeHeapInterval=3000 $prepared ${JAVA_OPTS:-} -jar target/mesa-egress.jar run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
+# bin/mesa-egress: the JVM options, and the runtime's cache and native libraries where it has them;
+# it execs the JVM, so proxy_pid is the JVM's.
+JAVA_HOME="$home" MESA_EGRESS_JAR=target/mesa-egress.jar MESA_EGRESS_JAVA_OPTS="${JAVA_OPTS:-}" \
+  bin/mesa-egress run --config "$work/c.yaml" --share-dir "$work/share" 2> "$work/proxy.err" & proxy_pid=$!
 until [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:19090/readyz)" = 200 ]; do sleep 0.01; done
 ready=$(date +%s%N)
 echo "startup to /readyz 200: $(( (ready - start) / 1000000 )) ms (CA created, trust files written)"

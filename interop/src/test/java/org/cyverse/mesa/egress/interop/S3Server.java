@@ -25,6 +25,11 @@ final class S3Server implements AutoCloseable {
                 .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY_ID, SECRET_ACCESS_KEY)
                 .endpoint(URI.create("http://127.0.0.1:0")).secureEndpoint(URI.create("https://127.0.0.1:0")).sslContext(tls)
                 .build();
+        start(server);
+    }
+
+    /** Starts {@code server} and waits (at most 20 s) until S3Proxy says it has started. */
+    static void start(S3Proxy server) throws Exception {
         server.start();
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (!server.getState().equals("STARTED")) {

@@ -66,14 +66,7 @@ final class S3SessionServer implements AutoCloseable {
         jettyField.setAccessible(true);
         Server jetty = (Server) jettyField.get(server);
         jetty.setHandler(new TokenGate(jetty.getHandler()));
-        server.start();
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!server.getState().equals("STARTED")) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("S3Proxy did not start: " + server.getState());
-            }
-            Thread.sleep(20);
-        }
+        S3Server.start(server);
     }
 
     void issue(Session session) {

@@ -133,6 +133,16 @@ public final class ProxyFixture implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The value of the unlabelled sample {@code name} on {@code /metrics}; fails when it is not there. */
+    public double metric(String name) throws IOException, InterruptedException {
+        for (String line : admin("/metrics").body().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        throw new AssertionError("no sample " + name + " on /metrics");
+    }
+
     /** Waits (at most 5 s) until at least {@code count} audit records were written, and returns all. */
     public List<JsonNode> awaitAudit(int count) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
