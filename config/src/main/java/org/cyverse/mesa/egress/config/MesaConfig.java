@@ -178,12 +178,28 @@ public record MesaConfig(
      *     a request that would pass it is refused 503 {@code overloaded}
      * @param upstreamFirstByteTimeout how long an upstream may take to begin its answer (an extension,
      *     default 10 minutes: a slow LLM completion); {@code idleTimeout} then bounds each quiet stretch
+     * @param websocketMaxMessageBytes the largest WebSocket message relayed (an extension): a message
+     *     from the agent is held whole until it was found clean, so this bounds what one message holds;
+     *     a larger one closes the connection with 1009
+     * @param websocketIdleTimeout how long a WebSocket connection may stay quiet both ways (an
+     *     extension, default 10 minutes: a session waiting for a person); pings count as traffic
      */
     public record Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,
-            long scanHoldTotalBytes, Duration upstreamFirstByteTimeout) {
+            long scanHoldTotalBytes, Duration upstreamFirstByteTimeout, int websocketMaxMessageBytes, Duration websocketIdleTimeout) {
 
         /** The default for {@code upstream_first_byte_timeout}. */
         public static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofMinutes(10);
+        /** The default for {@code websocket_max_message_bytes}: 16 MiB. */
+        public static final int DEFAULT_WEBSOCKET_MAX_MESSAGE_BYTES = 16 << 20;
+        /** The default for {@code websocket_idle_timeout}. */
+        public static final Duration DEFAULT_WEBSOCKET_IDLE_TIMEOUT = Duration.ofMinutes(10);
+
+        /** Limits with the default WebSocket limits. */
+        public Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,
+                long scanHoldTotalBytes, Duration upstreamFirstByteTimeout) {
+            this(maxConnections, maxHeaderBytes, headerTimeout, idleTimeout, scanHoldBytes, scanHoldTotalBytes, upstreamFirstByteTimeout,
+                    DEFAULT_WEBSOCKET_MAX_MESSAGE_BYTES, DEFAULT_WEBSOCKET_IDLE_TIMEOUT);
+        }
 
         /** Limits with the default first-byte timeout. */
         public Limits(int maxConnections, int maxHeaderBytes, Duration headerTimeout, Duration idleTimeout, int scanHoldBytes,

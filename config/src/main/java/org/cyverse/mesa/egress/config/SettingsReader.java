@@ -16,7 +16,7 @@ final class SettingsReader {
             "allow_readable_key");
     static final List<String> AUDIT_KEYS = List.of("sink");
     static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes",
-            "scan_hold_total_bytes", "upstream_first_byte_timeout");
+            "scan_hold_total_bytes", "upstream_first_byte_timeout", "websocket_max_message_bytes", "websocket_idle_timeout");
 
     /** Where the interception CA is created when the config names none, relative to the base directory. */
     static final String DEFAULT_CA_DIR = ".mesa-egress";
@@ -111,6 +111,8 @@ final class SettingsReader {
                 limits.duration("idle_timeout", Duration.ofSeconds(60)),
                 limits.integer("scan_hold_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_BYTES, 0, 64 << 20),
                 limits.integer("scan_hold_total_bytes", MesaConfig.Limits.DEFAULT_SCAN_HOLD_TOTAL_BYTES, 65536, Integer.MAX_VALUE),
-                limits.duration("upstream_first_byte_timeout", MesaConfig.Limits.DEFAULT_FIRST_BYTE_TIMEOUT));
+                limits.duration("upstream_first_byte_timeout", MesaConfig.Limits.DEFAULT_FIRST_BYTE_TIMEOUT),
+                limits.integer("websocket_max_message_bytes", MesaConfig.Limits.DEFAULT_WEBSOCKET_MAX_MESSAGE_BYTES, 1024, 256 << 20),
+                limits.duration("websocket_idle_timeout", MesaConfig.Limits.DEFAULT_WEBSOCKET_IDLE_TIMEOUT));
     }
 }

@@ -45,6 +45,15 @@ public final class Refusals {
         NOT_TLS("the tunnel carries no TLS ClientHello", "send TLS through CONNECT; the proxy does not relay protocols it cannot judge"),
         /** A Host field that is more than host[:port] (RFC 9110 section 7.2): a path, query, fragment or user part. */
         BAD_HOST_HEADER("bad Host header", "send Host as host or host:port, nothing more"),
+        /** {@code Upgrade: h2c} (RFC 7540 section 3.2): cleartext HTTP/2 is not relayed, whatever the upstream would say. */
+        H2C_UPGRADE("Upgrade: h2c is refused: the proxy does not relay cleartext HTTP/2",
+                "send the request without Upgrade: h2c (HTTP/1.1), or use https:// through CONNECT, where HTTP/2 is negotiated with ALPN"),
+        /** A WebSocket opening handshake that RFC 6455 section 4.1 does not allow. */
+        BAD_WEBSOCKET_UPGRADE("malformed WebSocket opening handshake", "send GET over HTTP/1.1 with Upgrade: websocket, Connection: Upgrade,"
+                + " Sec-WebSocket-Version: 13, a Sec-WebSocket-Key of 16 random bytes in base64, and no body"),
+        /** A WebSocket frame or message RFC 6455 does not allow, or over {@code limits.websocket_max_message_bytes} (the connection is closed with a close frame). */
+        BAD_WEBSOCKET_FRAME("WebSocket protocol error", "send masked frames of at most limits.websocket_max_message_bytes per message,"
+                + " text as UTF-8, control frames unfragmented and short"),
         /** A ClientHello that does not parse (answered by closing). */
         MALFORMED_CLIENT_HELLO("malformed TLS ClientHello", "send a well-formed TLS ClientHello");
 

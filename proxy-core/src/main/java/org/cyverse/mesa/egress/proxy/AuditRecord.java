@@ -10,10 +10,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}) or a {@code dlp} rule matched,
  * {@code null} otherwise; {@code dlp} is that rule's name (refused in block mode, recorded in audit mode).
  * {@code github} (an extension, only on requests of a {@code github_app} credential): the repository,
- * the operation, and for a push the refs it named.
+ * the operation, and for a push the refs it named. {@code websocket} (only on a WebSocket's record,
+ * written when the connection ends): its messages each way and how it closed.
  */
 @JsonPropertyOrder({"ts", "profile", "client", "mode", "method", "scheme", "host", "port", "path", "decision",
-        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms", "github"})
+        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms", "github", "websocket"})
 public record AuditRecord(
         String ts,
         String profile,
@@ -34,14 +35,23 @@ public record AuditRecord(
         @JsonProperty("bytes_up") long bytesUp,
         @JsonProperty("bytes_down") long bytesDown,
         @JsonProperty("duration_ms") long durationMs,
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) GitHub github) {
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) GitHub github,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) WebSocket websocket) {
+
+    /** A record without the {@code websocket} part. */
+    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
+            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
+            long bytesUp, long bytesDown, long durationMs, GitHub github) {
+        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
+                bytesDown, durationMs, github, null);
+    }
 
     /** A record without the {@code github} part. */
     public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
             String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
             long bytesUp, long bytesDown, long durationMs) {
         this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, null);
+                bytesDown, durationMs, null, null);
     }
 
     /**
@@ -55,4 +65,14 @@ public record AuditRecord(
             return use == null ? null : new GitHub(use.repository(), use.operation(), refs);
         }
     }
+
+    /**
+     * How a WebSocket connection went: {@code messages_up} (from the agent) and {@code messages_down}
+     * relayed whole, {@code close_code} (the first close frame's, 1005 when it had none, 1006 when a
+     * connection closed without one, or the code the proxy closed with) and {@code closed_by}
+     * ({@code client}, {@code upstream} or {@code proxy}). {@code bytes_up} and {@code bytes_down}
+     * count message payloads. Never a message or a close reason: either can quote a secret.
+     */
+    public record WebSocket(@JsonProperty("messages_up") long messagesUp, @JsonProperty("messages_down") long messagesDown,
+            @JsonProperty("close_code") int closeCode, @JsonProperty("closed_by") String closedBy) {}
 }

@@ -4,16 +4,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.logging.Level;
-import java.util.logging.Logger;
-import javax.net.ssl.SSLException;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.RequestFacts;
@@ -34,14 +31,12 @@ import org.cyverse.mesa.egress.body.RequestBodyScan;
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter implements ExchangeOwner {
 
-    private static final Logger LOG = Logger.getLogger(ClientHandler.class.getName());
-
     private enum State {
         /** Waiting for the next request head. */
         READY,
         /** A request is being forwarded: body chunks go to it. */
         FORWARDING,
-        /** A CONNECT is being set up: this handler will be replaced. */
+        /** A CONNECT is being set up, or a WebSocket was accepted: this handler will be replaced. */
         TUNNELING,
         /** A request waits for an approval's decision ({@code approvals.hold}). */
         HELD,
@@ -60,6 +55,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     private UpstreamLink idleUpstream;
     private HeldRequests.Held held;
     private HttpRequest resumed; // the request taken up again after its hold: never held twice
+    private WebSocketOpening upgrading; // the WebSocket the request being forwarded asks for, or null
 
     /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
     ClientHandler(ProxyContext proxy) {
@@ -135,12 +131,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (intercepted != null && cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
-            LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
-                    + "); does the agent trust the interception CA (/ca.pem)?");
-        } else {
-            LOG.log(Level.FINE, "client connection failed", cause);
-        }
+        TunnelSetup.logClientFailure(intercepted, cause);
         ctx.close();
     }
 
@@ -187,7 +178,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         Exchange exchange = Exchange.begin(proxy, ctx.channel(), request.method().name());
         ProxyState snapshot = proxy.state();
         if (intercepted == null && HttpMethod.CONNECT.equals(request.method())) { // inside interception: Admission refuses it
-            Verdict verdict = decide(snapshot, RequestFacts.connect(request.uri()), exchange);
+            Verdict verdict = exchange.decide(proxy, snapshot, RequestFacts.connect(request.uri()));
             if (!verdict.allowed()) {
                 if (held(verdict, request, exchange)) {
                     return;
@@ -208,7 +199,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     }
 
     private void onRequest(HttpRequest request, Exchange exchange, ProxyState snapshot) {
-        Verdict verdict = decide(snapshot, RequestHeads.facts(request, intercepted), exchange);
+        Verdict verdict = exchange.decide(proxy, snapshot, RequestHeads.facts(request, intercepted));
         if (!verdict.allowed()) {
             if (!held(verdict, request, exchange)) {
                 answer(exchange, verdict.refusal(), verdict.unreadable() || RequestHeads.closeAfterRefusal(request));
@@ -224,7 +215,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining;
+        upgrading = WebSocketOpening.of(request, verdict, snapshot);
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining && upgrading == null; // a declined upgrade ends the connection
         UpstreamLink reuse = UpstreamLink.takeFor(idleUpstream, verdict.destination());
         idleUpstream = null;
         state = State.FORWARDING;
@@ -246,14 +238,6 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         return held != null;
     }
 
-    /** The admission's verdict, recorded on the exchange and, where credentials were involved, in the metrics. */
-    private Verdict decide(ProxyState snapshot, RequestFacts facts, Exchange exchange) {
-        Verdict verdict = snapshot.admission().decide(facts);
-        exchange.decided(verdict);
-        proxy.metrics.credentials(verdict);
-        return verdict;
-    }
-
     @Override
     public void bodyWanted() {
         drain();
@@ -271,6 +255,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         state = State.READY;
         timers.idle();
         drain();
+    }
+
+    @Override
+    public void upgraded(Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted) {
+        forward = null;
+        state = State.TUNNELING;
+        releaseInbox();
+        upgrading.open(proxy, ctx, exchange, upstream, accepted); // replaces this handler
     }
 
     @Override

@@ -29,6 +29,8 @@ final class Exchange {
     private String dlpRule;
     /** The refs a git push named, once its command list was read; {@code null} otherwise. */
     private java.util.List<String> pushedRefs;
+    /** A WebSocket's messages and close, once it ended; {@code null} for everything else. */
+    private AuditRecord.WebSocket websocket;
     long bytesUp;
     long bytesDown;
 
@@ -47,6 +49,14 @@ final class Exchange {
         String client = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress() + ":" + a.getPort()
                 : String.valueOf(channel.remoteAddress());
         return new Exchange(proxy.state().profile(), client, method);
+    }
+
+    /** The admission's verdict on {@code facts}, recorded here and, where credentials were involved, in the metrics. */
+    Verdict decide(ProxyContext proxy, ProxyState snapshot, org.cyverse.mesa.egress.admission.RequestFacts facts) {
+        Verdict decided = snapshot.admission().decide(facts);
+        decided(decided);
+        proxy.metrics.credentials(decided);
+        return decided;
     }
 
     /** What the admission decided: the audit record's facts from now on. */
@@ -136,6 +146,19 @@ final class Exchange {
         finish(proxy, failure.reason(), status, failure.host(), "truncated: " + failure.error());
     }
 
+    /**
+     * Records a WebSocket connection that has ended: allowed, or ended by the proxy for
+     * {@code refusal} (a finding, a protocol error); the status is the {@code 101} the client had.
+     */
+    void finishWebSocket(ProxyContext proxy, Refusal refusal, AuditRecord.WebSocket how) {
+        websocket = how;
+        if (refusal == null) {
+            finishAllowed(proxy, 101);
+        } else {
+            finish(proxy, refusal.reason(), 101, refusal.host(), refusal.rule());
+        }
+    }
+
     /** Records a refusal: an answer given, or a tunnel closed for it. */
     void finishRefused(ProxyContext proxy, Refusal refusal) {
         finish(proxy, refusal.reason(), refusal.answer() != null ? refusal.answer().status() : refusal.status(), refusal.host(),
@@ -166,7 +189,8 @@ final class Exchange {
                 v == null ? null : v.port(), redaction.redactField(v == null ? null : v.path()),
                 allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
                 bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
-                status, bytesUp, bytesDown, nanos / 1_000_000, AuditRecord.GitHub.of(v == null ? null : v.github(), pushedRefs)));
+                status, bytesUp, bytesDown, nanos / 1_000_000, AuditRecord.GitHub.of(v == null ? null : v.github(), pushedRefs),
+                websocket));
     }
 
     boolean finished() {

@@ -21,4 +21,10 @@ interface ExchangeOwner {
 
     /** The exchange failed before an answer was sent: answer {@code refusal}; with {@code close} the connection ends after it. */
     void refuse(Exchange exchange, Refusal refusal, boolean close);
+
+    /**
+     * The upstream accepted a WebSocket: {@code accepted} is the {@code 101} for the client, and
+     * the connection is a {@link WebSocketSession}'s from now on, with {@code upstream}.
+     */
+    void upgraded(Exchange exchange, UpstreamLink upstream, io.netty.handler.codec.http.FullHttpResponse accepted);
 }

@@ -1,6 +1,5 @@
 package org.cyverse.mesa.egress.proxy;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpContent;
@@ -25,7 +24,7 @@ import org.cyverse.mesa.egress.injector.EchoScrubber;
  * before answering. Confined to the client channel's event loop (the upstream channel is
  * registered on the same loop).
  */
-final class ForwardExchange implements UpstreamListener {
+final class ForwardExchange implements UpstreamListener, RequestUpload.Listener {
 
     private enum Phase { CONNECTING, ACTIVE, DONE }
 
@@ -70,7 +69,7 @@ final class ForwardExchange implements UpstreamListener {
         this.requestHasBody = RequestBodyGate.hasBody(request);
         this.credentialHost = state.injector().hasCredentialFor(destination);
         this.echo = state.injector().echoScrubber();
-        this.upload = new RequestUpload(owner, outgoing, gate, new UploadEvents());
+        this.upload = new RequestUpload(owner, outgoing, gate, this);
         this.clientKeepAlive = clientKeepAlive;
     }
 
@@ -81,9 +80,7 @@ final class ForwardExchange implements UpstreamListener {
             attach(reuse);
             return;
         }
-        UpstreamHandler handler = new UpstreamHandler();
-        proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), Pipelines.upstream(state, destination, tls, handler))
-                .addListener((Future<Channel> f) -> {
+        proxy.dialer.link(destination, state, ctx.channel().eventLoop(), tls).addListener((Future<UpstreamLink> f) -> {
             if (phase == Phase.DONE) {
                 if (f.isSuccess()) {
                     f.getNow().close();
@@ -94,7 +91,7 @@ final class ForwardExchange implements UpstreamListener {
                 fail(DialFailure.refusalOf(f.cause(), destination.host(), state.profile()));
                 return;
             }
-            attach(new UpstreamLink(f.getNow(), handler, destination));
+            attach(f.getNow());
         });
     }
 
@@ -116,29 +113,27 @@ final class ForwardExchange implements UpstreamListener {
         upload.body(content);
     }
 
-    private final class UploadEvents implements RequestUpload.Listener { // what the upload tells the exchange
-        @Override
-        public void uploadFailed() {
-            upstreamClosed();
-        }
+    @Override // what the upload tells the exchange (RequestUpload.Listener)
+    public void uploadFailed() {
+        upstreamClosed();
+    }
 
-        @Override
-        public void uploadComplete() {
-            maybeFinish();
-        }
+    @Override
+    public void uploadComplete() {
+        maybeFinish();
+    }
 
-        /** Held back, none of the request left; streamed past the bound, the upstream is reset: the request never completes there. */
-        @Override
-        public void bodyRefused(RequestBodyGate.Finding finding, boolean sent) {
-            Refusal refusal = BodyRefusals.recorded(finding, destination, state, sent ? exchange.bytesUp : -1, exchange, proxy.metrics);
-            if (sent && link != null) {
-                link.reset();
-            }
-            if (download == Download.STREAMING) {
-                exchange.finishRefused(proxy, refusal); // the answer has begun: the record says what happened
-            }
-            abandon(refusal);
+    /** Held back, none of the request left; streamed past the bound, the upstream is reset: the request never completes there. */
+    @Override
+    public void bodyRefused(RequestBodyGate.Finding finding, boolean sent) {
+        Refusal refusal = BodyRefusals.recorded(finding, destination, state, sent ? exchange.bytesUp : -1, exchange, proxy.metrics);
+        if (sent && link != null) {
+            link.reset();
         }
+        if (download == Download.STREAMING) {
+            exchange.finishRefused(proxy, refusal); // the answer has begun: the record says what happened
+        }
+        abandon(refusal);
     }
 
     @Override
@@ -150,9 +145,15 @@ final class ForwardExchange implements UpstreamListener {
         if (msg instanceof HttpResponse response) {
             int code = response.status().code();
             if (response.decoderResult().isFailure() || code == 101) {
-                ReferenceCountUtil.release(msg);
-                failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE,
-                        code == 101 ? "the upstream switched protocols" : "the upstream sent a malformed response");
+                String refused = response.decoderResult().isFailure() ? "the upstream sent a malformed response"
+                        : WebSocketUpgrade.notAccepted(request, response);
+                if (refused != null) {
+                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, refused);
+                    return;
+                }
+                phase = Phase.DONE; // a WebSocket: the connection is handed over
+                release();
+                owner.upgraded(exchange, link, WebSocketUpgrade.toClient(response, echo.merged(state.injector().echoScrubber())));
                 return;
             }
             if (code < 200) {
@@ -255,9 +256,8 @@ final class ForwardExchange implements UpstreamListener {
 
     /**
      * Ends the exchange on a failure: before the response started the client gets {@code refusal};
-     * after, the response is cut short and the client learns it from the closed connection. Also
-     * for a request body that turned out malformed: the upstream connection closes without the
-     * body's end, so the upstream never sees a complete request.
+     * after, the response is cut short (the client sees the connection close). For a malformed
+     * request body the upstream never sees the body's end, so never a complete request.
      */
     void abandon(Refusal refusal) {
         if (phase != Phase.DONE && (download == Download.AWAITING || download == Download.INTERIM)) {

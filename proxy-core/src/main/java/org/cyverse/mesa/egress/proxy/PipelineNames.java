@@ -23,6 +23,12 @@ package org.cyverse.mesa.egress.proxy;
  * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
  * tunnelling: {@link #RETRY_CHECK} (until the server's first handshake message was seen), {@link #RELAY}.
  *
+ * <p>Both channels of a WebSocket, once the upstream's {@code 101} was relayed: {@link #GATE}
+ * (client only), {@link #TLS} (when intercepted), {@link #WS_ENCODER} (added first, so that frames
+ * can be written while the rest is rewired), {@link #WS_DECODER} (masking as each side must,
+ * frame size, control frames, close codes), {@link #WS_UTF8} (text is UTF-8), {@link #IDLE}
+ * ({@code limits.websocket_idle_timeout}), {@link #WS_RELAY}.
+ *
  * <p>Admin channel: {@link #ADMIN_CODEC}, {@link #ADMIN_AGGREGATOR}, {@link #ADMIN}.
  */
 final class PipelineNames {
@@ -39,6 +45,10 @@ final class PipelineNames {
     static final String CODEC = "http-client-codec";
     static final String UPSTREAM = "upstream";
     static final String TLS = "tls";
+    static final String WS_ENCODER = "websocket-encoder";
+    static final String WS_DECODER = "websocket-decoder";
+    static final String WS_UTF8 = "websocket-utf8";
+    static final String WS_RELAY = "websocket-relay";
     static final String ADMIN_CODEC = "admin-codec";
     static final String ADMIN_AGGREGATOR = "admin-aggregator";
     static final String ADMIN = "admin";

@@ -37,11 +37,15 @@ final class RequestHeads {
         for (Map.Entry<String, String> header : out.headers()) {
             outgoing.headers().add(header.getKey(), header.getValue());
         }
-        return outgoing;
+        return WebSocketUpgrade.requested(request) ? WebSocketUpgrade.outgoing(outgoing) : outgoing;
     }
 
-    /** After a refusal the connection stays only when nothing of the request is left to read and the client did not ask to close. */
+    /**
+     * After a refusal the connection stays only when nothing of the request is left to read and the
+     * client did not ask to close, nor to upgrade (the decoder stops after an upgrade request: what
+     * follows it may be a WebSocket's frames).
+     */
     static boolean closeAfterRefusal(HttpRequest request) {
-        return RequestBodyGate.hasBody(request) || !HttpUtil.isKeepAlive(request);
+        return RequestBodyGate.hasBody(request) || !HttpUtil.isKeepAlive(request) || WebSocketUpgrade.requested(request);
     }
 }

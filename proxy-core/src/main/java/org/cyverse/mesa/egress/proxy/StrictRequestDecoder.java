@@ -179,7 +179,8 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     in.skipBytes(in.readableBytes());
                     return;
                 }
-                connect = HttpMethod.CONNECT.equals(request.method());
+                // After a CONNECT or a WebSocket upgrade the bytes are not HTTP (or not yet known to be).
+                connect = HttpMethod.CONNECT.equals(request.method()) || WebSocketUpgrade.requested(request);
             }
             if (o instanceof HttpContent && ((HttpContent) o).decoderResult().isFailure()) {
                 // The client handler abandons the request upstream and answers 400.
@@ -211,7 +212,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     message, method);
         }
         String problem = framingProblem(request.headers());
-        return problem == null ? null : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, problem, method);
+        return problem == null ? WebSocketUpgrade.rejection(request) : new RejectedHead(Reason.BAD_REQUEST, Refusals.Problem.AMBIGUOUS_FRAMING, problem, method);
     }
 
     /** Transfer-Encoding together with Content-Length, or a coding other than a single "chunked"; else {@code null}. */

@@ -81,8 +81,9 @@ final class TunnelSetup {
             }
             upstream.park();
             // Until a client handler owns the upstream (it closes it with the client), a client that
-            // goes away during the ClientHello or the handshake must not leave it open.
-            ctx.channel().closeFuture().addListener(closed -> upstream.close());
+            // goes away during the ClientHello or the handshake must not leave it open. A WebSocket
+            // session closes it itself, after a close frame.
+            ctx.channel().closeFuture().addListener(closed -> upstream.closeUnlessHandedOver());
             long helloMillis = state.config().limits().headerTimeout().toMillis();
             Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new Interception(destination, upstream)));
             ctx.channel().read();
@@ -153,5 +154,18 @@ final class TunnelSetup {
             upstream.read();
             ctx.channel().read();
         });
+    }
+
+    /**
+     * Logs a client connection's failure: on an intercepted tunnel a TLS failure is most often an
+     * agent that does not trust the interception CA, and the line says so; anything else is FINE.
+     */
+    static void logClientFailure(Destination intercepted, Throwable cause) {
+        if (intercepted != null && cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException) {
+            LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
+                    + "); does the agent trust the interception CA (/ca.pem)?");
+        } else {
+            LOG.log(java.util.logging.Level.FINE, "client connection failed", cause);
+        }
     }
 }

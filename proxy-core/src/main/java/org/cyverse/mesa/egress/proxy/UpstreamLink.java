@@ -13,6 +13,7 @@ final class UpstreamLink {
     final Channel channel;
     final UpstreamHandler handler;
     private final String authority;
+    private boolean handedOver;
 
     UpstreamLink(Channel channel, UpstreamHandler handler, Destination destination) {
         this.channel = channel;
@@ -39,6 +40,19 @@ final class UpstreamLink {
     void park() {
         handler.listener = null;
         channel.read();
+    }
+
+    /** The connection belongs to a {@link WebSocketSession} from now on, which closes it (with a close frame first). */
+    void handOver() {
+        handler.listener = null;
+        handedOver = true;
+    }
+
+    /** Closes it, unless it was handed over to a WebSocket. */
+    void closeUnlessHandedOver() {
+        if (!handedOver) {
+            close();
+        }
     }
 
     void close() {

@@ -1,0 +1,100 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import java.util.List;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
+import org.cyverse.mesa.egress.injector.StreamReplacer;
+
+/**
+ * The upstream's side of a WebSocket: a real secret the upstream echoes is replaced by its
+ * sentinel before the agent sees it, as in response bodies. Messages stream frame by frame: the
+ * replacer holds back at most the end of a partial match (a secret split across frames is still
+ * found), which goes out with the message's last frame. Control frames and the close reason are
+ * scrubbed on their own.
+ */
+final class WebSocketInbound {
+
+    /** RFC 6455 section 5.5: a control frame's payload is at most 125 bytes. */
+    private static final int MAX_CONTROL_PAYLOAD = 125;
+
+    private final WebSocketSession session;
+    private StreamReplacer replacer;
+
+    WebSocketInbound(WebSocketSession session) {
+        this.session = session;
+    }
+
+    /** A text, binary, continuation, ping or pong frame from the upstream. */
+    void frame(WebSocketFrame frame) {
+        EchoScrubber echo = session.proxy().state().injector().echoScrubber();
+        boolean control = frame instanceof PingWebSocketFrame || frame instanceof PongWebSocketFrame;
+        if (control) {
+            session.relay(WebSocketSession.Side.UPSTREAM, List.of(scrubbedControl(frame, echo)));
+            return;
+        }
+        boolean last = frame.isFinalFragment();
+        if (replacer == null && echo.isEmpty()) {
+            relay(frame, last);
+            return;
+        }
+        if (replacer == null) {
+            replacer = echo.newReplacer();
+        }
+        byte[] in = ByteBufUtil.getBytes(frame.content());
+        byte[] out = replacer.feed(in, 0, in.length);
+        if (last) {
+            out = concat(out, replacer.finish());
+            replacer = null;
+        }
+        WebSocketFrame scrubbed = frame.replace(Unpooled.wrappedBuffer(out));
+        frame.release();
+        relay(scrubbed, last);
+    }
+
+    private void relay(WebSocketFrame frame, boolean messageEnds) {
+        if (messageEnds) {
+            session.messageRelayed(WebSocketSession.Side.UPSTREAM);
+        }
+        session.relay(WebSocketSession.Side.UPSTREAM, List.of(frame));
+    }
+
+    /** The upstream's close frame with its reason scrubbed (consumed). */
+    CloseWebSocketFrame scrubbedClose(CloseWebSocketFrame close) {
+        return (CloseWebSocketFrame) scrubbedControl(close, session.proxy().state().injector().echoScrubber());
+    }
+
+    /** A control frame scrubbed whole; one the scrubbing would lengthen past 125 bytes goes with its payload cut there. */
+    private static WebSocketFrame scrubbedControl(WebSocketFrame frame, EchoScrubber echo) {
+        if (echo.isEmpty() || !frame.content().isReadable()) {
+            return frame;
+        }
+        StreamReplacer r = echo.newReplacer();
+        byte[] in = ByteBufUtil.getBytes(frame.content());
+        byte[] out = concat(r.feed(in, 0, in.length), r.finish());
+        if (java.util.Arrays.equals(in, out)) {
+            return frame;
+        }
+        WebSocketFrame scrubbed = frame.replace(Unpooled.wrappedBuffer(out, 0, Math.min(out.length, MAX_CONTROL_PAYLOAD)));
+        frame.release();
+        return scrubbed;
+    }
+
+    static byte[] concat(byte[] a, byte[] b) {
+        if (b.length == 0) {
+            return a;
+        }
+        byte[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    /** The connection is closing: a message under way is dropped. */
+    void abandon() {
+        replacer = null;
+    }
+}

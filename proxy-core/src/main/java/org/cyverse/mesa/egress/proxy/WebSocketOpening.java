@@ -1,0 +1,37 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpRequest;
+import org.cyverse.mesa.egress.admission.Verdict;
+import org.cyverse.mesa.egress.allowlist.Destination;
+
+/** A WebSocket an allowed request asks for: what its session needs once the upstream accepts. */
+record WebSocketOpening(ProxyState state, Destination destination, WebSocketOutbound.Plan plan) {
+    /** The opening {@code request} asks for, or {@code null} when it is no WebSocket handshake. */
+    static WebSocketOpening of(HttpRequest request, Verdict verdict, ProxyState state) {
+        return WebSocketUpgrade.requested(request)
+                ? new WebSocketOpening(state, verdict.destination(), WebSocketOutbound.Plan.of(verdict.outgoing(), state)) : null;
+    }
+
+    /**
+     * Hands the client connection (whose client handler {@code ctx} is) and {@code upstream} to
+     * a new session: frames can be written both ways first, then the {@code 101} goes to the
+     * client, then both pipelines are rewired and read.
+     */
+    void open(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted) {
+        Channel client = ctx.channel();
+        upstream.handOver();
+        Pipelines.webSocketEncoders(client.pipeline(), upstream.channel.pipeline());
+        WebSocketSession session = new WebSocketSession(proxy, state, exchange, destination, client, upstream.channel, plan);
+        ctx.writeAndFlush(accepted).addListener(f -> {
+            if (!f.isSuccess()) {
+                session.gone(WebSocketSession.Side.CLIENT);
+            }
+        });
+        Pipelines.toWebSocket(client.pipeline(), upstream.channel.pipeline(), session, plan.maxMessageBytes(),
+                state.config().limits().websocketIdleTimeout().toMillis());
+        session.start();
+    }
+}
