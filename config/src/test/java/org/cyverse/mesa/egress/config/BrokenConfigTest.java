@@ -45,7 +45,7 @@ class BrokenConfigTest {
             version-wrong.yaml | 1: version: | must be 1
             unknown-key.yaml | 2: profil: | did you mean "profile"?
             unknown-nested-key.yaml | 4: allow[0].port: | did you mean "ports"?
-            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout, scan_hold_bytes, scan_hold_total_bytes, upstream_first_byte_timeout)
+            unknown-key-no-suggestion.yaml | 3: limits.bandwidth: | unknown key (known here: max_connections, max_header_bytes, header_timeout, idle_timeout, scan_hold_bytes, scan_hold_total_bytes, upstream_first_byte_timeout, websocket_max_message_bytes, websocket_idle_timeout)
             duplicate-key.yaml | 3: profile: | duplicate key (first at line 2)
             wrong-type-list.yaml | 2: allow: | expected a list, got the string "example.org"
             wrong-type-ports.yaml | 4: allow[0].ports: | expected a list, got the number 443; write [443]
@@ -78,6 +78,8 @@ class BrokenConfigTest {
             limits-header-bytes.yaml | 3: limits.max_header_bytes: | must be between 1024 and 1048576, got 100
             limits-scan-hold-bytes.yaml | 3: limits.scan_hold_bytes: | must be between 0 and 67108864, got 1073741824
             limits-scan-hold-total.yaml | 3: limits.scan_hold_total_bytes: | must be at least 65536, got 100
+            limits-websocket-message.yaml | 3: limits.websocket_max_message_bytes: | must be between 1024 and 268435456, got 100
+            limits-websocket-idle-unitless.yaml | 3: limits.websocket_idle_timeout: | needs a unit: write e.g. 30s or 30ms
             dlp-mode-bad.yaml | 3: dlp.mode: | must be off, audit or block, got "strict"
             dlp-rule-unknown.yaml | 4: dlp.patterns[1]: | no built-in rule github-token (known: aws-access-token, github-pat
             dlp-regex-bad.yaml | 6: dlp.patterns[0].regex: | is not a valid regular expression: Unclosed character class

@@ -196,12 +196,15 @@ class GoodConfigTest {
                 "  header_timeout: 2s",
                 "  idle_timeout: 1h",
                 "  scan_hold_bytes: 65536",
+                "  websocket_max_message_bytes: 2048",
+                "  websocket_idle_timeout: 30s",
                 "")), Overrides.NONE);
 
         assertEquals(List.of("127.0.0.1/32", "fd00::/8"), config.network().allowPrivate().stream().map(Object::toString).collect(Collectors.toList()));
         assertEquals(Duration.ofMillis(250), config.network().dnsTimeout());
         assertEquals(Duration.ofMinutes(1), config.network().connectTimeout());
-        assertEquals(new MesaConfig.Limits(10, 1024, Duration.ofSeconds(2), Duration.ofHours(1), 65536, 64 << 20), config.limits());
+        assertEquals(new MesaConfig.Limits(10, 1024, Duration.ofSeconds(2), Duration.ofHours(1), 65536, 64 << 20,
+                MesaConfig.Limits.DEFAULT_FIRST_BYTE_TIMEOUT, 2048, Duration.ofSeconds(30)), config.limits());
     }
 
     @Test

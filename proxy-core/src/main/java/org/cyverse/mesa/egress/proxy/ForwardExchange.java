@@ -80,7 +80,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
             attach(reuse);
             return;
         }
-        proxy.dialer.link(destination, state, ctx.channel().eventLoop(), tls).addListener((Future<UpstreamLink> f) -> {
+        UpstreamLink.dial(proxy.dialer, destination, state, ctx.channel().eventLoop(), tls).addListener((Future<UpstreamLink> f) -> {
             if (phase == Phase.DONE) {
                 if (f.isSuccess()) {
                     f.getNow().close();

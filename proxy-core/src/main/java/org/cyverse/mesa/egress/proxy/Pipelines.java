@@ -140,11 +140,11 @@ final class Pipelines {
         client.remove(PipelineNames.ENCODER);
         client.remove(PipelineNames.LENGTH_HOLD);
         client.remove(PipelineNames.TIMERS);
-        client.replace(PipelineNames.CLIENT, PipelineNames.WS_RELAY, new WebSocketRelay(session, WebSocketSession.Side.CLIENT));
+        client.replace(PipelineNames.CLIENT, PipelineNames.WS_RELAY, new WebSocketRelay(session, WebSocketOwner.Side.CLIENT));
         client.addBefore(PipelineNames.WS_RELAY, PipelineNames.IDLE, new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
         client.addAfter(PipelineNames.DECODER, PipelineNames.WS_UTF8, new Utf8FrameValidator(true));
         client.replace(PipelineNames.DECODER, PipelineNames.WS_DECODER, new WebSocket13FrameDecoder(webSocketDecoding(true, maxFrame)));
-        upstream.replace(PipelineNames.UPSTREAM, PipelineNames.WS_RELAY, new WebSocketRelay(session, WebSocketSession.Side.UPSTREAM));
+        upstream.replace(PipelineNames.UPSTREAM, PipelineNames.WS_RELAY, new WebSocketRelay(session, WebSocketOwner.Side.UPSTREAM));
         upstream.replace(PipelineNames.IDLE, PipelineNames.IDLE, new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
         upstream.addAfter(PipelineNames.CODEC, PipelineNames.WS_UTF8, new Utf8FrameValidator(true));
         upstream.replace(PipelineNames.CODEC, PipelineNames.WS_DECODER, new WebSocket13FrameDecoder(webSocketDecoding(false, maxFrame)));

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -77,22 +76,6 @@ final class UpstreamDialer {
             connect(destination, new InetSocketAddress(chosen, destination.port()), state, loop, init, promise);
         }));
         return promise;
-    }
-
-    /** Dials {@code destination} for forwarding (verified TLS when {@code tls}): the link once connected. */
-    Future<UpstreamLink> link(Destination destination, ProxyState state, EventLoop loop, boolean tls) {
-        UpstreamHandler handler = new UpstreamHandler();
-        Promise<UpstreamLink> link = loop.newPromise();
-        dial(destination, state, loop, Pipelines.upstream(state, destination, tls, handler)).addListener((Future<Channel> f) -> {
-            if (f.isSuccess()) {
-                if (!link.trySuccess(new UpstreamLink(f.getNow(), handler, destination))) {
-                    f.getNow().close();
-                }
-            } else {
-                link.tryFailure(f.cause());
-            }
-        });
-        return link;
     }
 
     private CompletableFuture<List<InetAddress>> resolve(Destination destination, ProxyState state) {

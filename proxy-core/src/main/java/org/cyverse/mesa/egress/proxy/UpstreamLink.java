@@ -21,6 +21,24 @@ final class UpstreamLink {
         this.authority = destination.authority();
     }
 
+    /** Dials {@code destination} for forwarding (verified TLS when {@code tls}): the link once connected. */
+    static io.netty.util.concurrent.Future<UpstreamLink> dial(UpstreamDialer dialer, Destination destination, ProxyState state,
+            io.netty.channel.EventLoop loop, boolean tls) {
+        UpstreamHandler handler = new UpstreamHandler();
+        io.netty.util.concurrent.Promise<UpstreamLink> link = loop.newPromise();
+        dialer.dial(destination, state, loop, Pipelines.upstream(state, destination, tls, handler))
+                .addListener((io.netty.util.concurrent.Future<Channel> f) -> {
+            if (f.isSuccess()) {
+                if (!link.trySuccess(new UpstreamLink(f.getNow(), handler, destination))) {
+                    f.getNow().close();
+                }
+            } else {
+                link.tryFailure(f.cause());
+            }
+        });
+        return link;
+    }
+
     boolean reusableFor(Destination destination) {
         return channel.isActive() && authority.equals(destination.authority());
     }

@@ -22,10 +22,10 @@ final class WebSocketInbound {
     /** RFC 6455 section 5.5: a control frame's payload is at most 125 bytes. */
     private static final int MAX_CONTROL_PAYLOAD = 125;
 
-    private final WebSocketSession session;
+    private final WebSocketOwner session;
     private StreamReplacer replacer;
 
-    WebSocketInbound(WebSocketSession session) {
+    WebSocketInbound(WebSocketOwner session) {
         this.session = session;
     }
 
@@ -34,7 +34,7 @@ final class WebSocketInbound {
         EchoScrubber echo = session.proxy().state().injector().echoScrubber();
         boolean control = frame instanceof PingWebSocketFrame || frame instanceof PongWebSocketFrame;
         if (control) {
-            session.relay(WebSocketSession.Side.UPSTREAM, List.of(scrubbedControl(frame, echo)));
+            session.relay(WebSocketOwner.Side.UPSTREAM, List.of(scrubbedControl(frame, echo)));
             return;
         }
         boolean last = frame.isFinalFragment();
@@ -58,9 +58,9 @@ final class WebSocketInbound {
 
     private void relay(WebSocketFrame frame, boolean messageEnds) {
         if (messageEnds) {
-            session.messageRelayed(WebSocketSession.Side.UPSTREAM);
+            session.messageRelayed(WebSocketOwner.Side.UPSTREAM);
         }
-        session.relay(WebSocketSession.Side.UPSTREAM, List.of(frame));
+        session.relay(WebSocketOwner.Side.UPSTREAM, List.of(frame));
     }
 
     /** The upstream's close frame with its reason scrubbed (consumed). */

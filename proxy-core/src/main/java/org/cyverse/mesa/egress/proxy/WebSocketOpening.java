@@ -27,7 +27,7 @@ record WebSocketOpening(ProxyState state, Destination destination, WebSocketOutb
         WebSocketSession session = new WebSocketSession(proxy, state, exchange, destination, client, upstream.channel, plan);
         ctx.writeAndFlush(accepted).addListener(f -> {
             if (!f.isSuccess()) {
-                session.gone(WebSocketSession.Side.CLIENT);
+                session.gone(WebSocketOwner.Side.CLIENT);
             }
         });
         Pipelines.toWebSocket(client.pipeline(), upstream.channel.pipeline(), session, plan.maxMessageBytes(),

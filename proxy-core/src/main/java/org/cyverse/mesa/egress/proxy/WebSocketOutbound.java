@@ -48,7 +48,7 @@ final class WebSocketOutbound {
         }
     }
 
-    private final WebSocketSession session;
+    private final WebSocketOwner session;
     private final Plan plan;
     private final HoldBudget budget;
     private final long budgetMax;
@@ -57,7 +57,7 @@ final class WebSocketOutbound {
     private long size;
     private long charged;
 
-    WebSocketOutbound(WebSocketSession session, Plan plan, HoldBudget budget, long budgetMax) {
+    WebSocketOutbound(WebSocketOwner session, Plan plan, HoldBudget budget, long budgetMax) {
         this.session = session;
         this.plan = plan;
         this.budget = budget;
@@ -68,7 +68,7 @@ final class WebSocketOutbound {
     void frame(WebSocketFrame frame) {
         if (frame instanceof PingWebSocketFrame || frame instanceof PongWebSocketFrame) {
             if (clean(frame.content())) {
-                session.relay(WebSocketSession.Side.CLIENT, List.of(frame));
+                session.relay(WebSocketOwner.Side.CLIENT, List.of(frame));
             } else {
                 frame.release();
             }
@@ -78,7 +78,7 @@ final class WebSocketOutbound {
         if (size > plan.maxMessageBytes()) {
             frame.release();
             session.end(Refusals.badRequest(Refusals.Problem.BAD_WEBSOCKET_FRAME, "a message of more than " + plan.maxMessageBytes()
-                    + " bytes (limits.websocket_max_message_bytes)"), WebSocketSession.Side.PROXY, WebSocketCloseStatus.MESSAGE_TOO_BIG,
+                    + " bytes (limits.websocket_max_message_bytes)"), WebSocketOwner.Side.PROXY, WebSocketCloseStatus.MESSAGE_TOO_BIG,
                     "message over limits.websocket_max_message_bytes");
             return;
         }
@@ -90,7 +90,7 @@ final class WebSocketOutbound {
         if (!budget.take(n, budgetMax)) {
             frame.release();
             session.end(Refusals.of(Reason.OVERLOADED, session.destination().host(), session.state().profile(), "WebSocket messages and"
-                    + " request bodies held for scanning would pass limits.scan_hold_total_bytes"), WebSocketSession.Side.PROXY,
+                    + " request bodies held for scanning would pass limits.scan_hold_total_bytes"), WebSocketOwner.Side.PROXY,
                     WebSocketCloseStatus.TRY_AGAIN_LATER, "the proxy holds too much for scanning now");
             return;
         }
@@ -112,7 +112,7 @@ final class WebSocketOutbound {
             throw new IllegalStateException("a message has no content coding to fail on", e);
         }
         if (!frame.isFinalFragment()) {
-            session.readMore(WebSocketSession.Side.CLIENT);
+            session.readMore(WebSocketOwner.Side.CLIENT);
             return;
         }
         DlpRule rule = scan.dlpFound();
@@ -131,10 +131,10 @@ final class WebSocketOutbound {
 
     private void relay(List<WebSocketFrame> frames, boolean messageEnds) {
         if (messageEnds) {
-            session.messageRelayed(WebSocketSession.Side.CLIENT);
+            session.messageRelayed(WebSocketOwner.Side.CLIENT);
             size = 0;
         }
-        session.relay(WebSocketSession.Side.CLIENT, frames);
+        session.relay(WebSocketOwner.Side.CLIENT, frames);
     }
 
     /** The message's frames with the opted-in sentinels replaced by their secrets (each frame consumed). */
@@ -217,7 +217,7 @@ final class WebSocketOutbound {
     private void closeFor(Refusal refusal, String what) {
         byte[] reason = ("mesa-egress refused: " + what).getBytes(StandardCharsets.UTF_8);
         String text = new String(reason, 0, Math.min(reason.length, 123), StandardCharsets.UTF_8);
-        session.end(refusal, WebSocketSession.Side.PROXY, WebSocketCloseStatus.POLICY_VIOLATION, text);
+        session.end(refusal, WebSocketOwner.Side.PROXY, WebSocketCloseStatus.POLICY_VIOLATION, text);
     }
 
     /** Drops a message not yet relayed (the connection is closing) and gives its bytes back. */

@@ -10,9 +10,9 @@ import io.netty.util.ReferenceCountUtil;
 final class WebSocketRelay extends ChannelInboundHandlerAdapter {
 
     private final WebSocketSession session;
-    private final WebSocketSession.Side side;
+    private final WebSocketOwner.Side side;
 
-    WebSocketRelay(WebSocketSession session, WebSocketSession.Side side) {
+    WebSocketRelay(WebSocketSession session, WebSocketOwner.Side side) {
         this.session = session;
         this.side = side;
     }

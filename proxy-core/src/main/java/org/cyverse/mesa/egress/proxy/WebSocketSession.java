@@ -27,20 +27,11 @@ import org.cyverse.mesa.egress.allowlist.Reason;
  * frame that says why, the upstream a {@code 1001}. Confined to the client channel's event loop
  * (the upstream channel is registered on the same loop).
  */
-final class WebSocketSession {
+final class WebSocketSession implements WebSocketOwner {
 
     private static final Logger LOG = Logger.getLogger(WebSocketSession.class.getName());
     /** How long a close frame waits for the other side's before both connections are closed anyway. */
     static final long CLOSE_WAIT_MILLIS = 5_000;
-
-    /** Who ended the connection, for the audit record. */
-    enum Side {
-        CLIENT, UPSTREAM, PROXY;
-
-        String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
 
     private final ProxyContext proxy;
     private final ProxyState state;
@@ -94,8 +85,8 @@ final class WebSocketSession {
         }
     }
 
-    /** Writes {@code frames} to the other side of {@code from} and reads the next frame from {@code from} once they are written. */
-    void relay(Side from, List<WebSocketFrame> frames) {
+    @Override
+    public void relay(Side from, List<WebSocketFrame> frames) {
         Channel to = from == Side.CLIENT ? upstream : client;
         Channel source = from == Side.CLIENT ? client : upstream;
         for (int i = 0; i < frames.size(); i++) {
@@ -120,13 +111,13 @@ final class WebSocketSession {
         }
     }
 
-    /** Reads the next frame from {@code side} without writing anything (a message still being held). */
-    void readMore(Side side) {
+    @Override
+    public void readMore(Side side) {
         (side == Side.CLIENT ? client : upstream).read();
     }
 
-    /** A whole message went the way of {@code from}. */
-    void messageRelayed(Side from) {
+    @Override
+    public void messageRelayed(Side from) {
         if (from == Side.CLIENT) {
             messagesUp++;
         } else {
@@ -206,17 +197,16 @@ final class WebSocketSession {
         }
     }
 
-    /**
-     * Ends the session from the proxy's side for {@code why} ({@code null}: not a refusal): the
-     * client gets {@code code} with {@code reason} (none when {@code null}), the upstream a 1001.
-     */
-    void end(Refusal why, Side by, WebSocketCloseStatus code, String reason) {
+    @Override
+    public void end(Refusal why, Side by, WebSocketCloseStatus code, String reason) {
         if (ending) {
             return;
         }
         refusal = why;
-        closedBy = by;
-        closeCode = code.code();
+        if (why != null || closedBy == null) { // an idle end after a close frame keeps that frame's code
+            closedBy = by;
+            closeCode = code.code();
+        }
         shutDown(code, reason, WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "the client's connection ended");
     }
 
@@ -254,6 +244,12 @@ final class WebSocketSession {
         }
         fromClient.abandon();
         fromUpstream.abandon();
+        if (!closeToClient) { // the wait for the upstream's answer to the client's close is over
+            sendClose(client, WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "the upstream did not answer the close");
+        }
+        if (!closeToUpstream) {
+            sendClose(upstream, WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "the client did not answer the close");
+        }
         exchange.finishWebSocket(proxy, refusal, new AuditRecord.WebSocket(messagesUp, messagesDown, closeCode,
                 closedBy == null ? null : closedBy.label()));
         for (Channel c : new Channel[] {client, upstream}) {
@@ -263,19 +259,23 @@ final class WebSocketSession {
         }
     }
 
-    ProxyContext proxy() {
+    @Override
+    public ProxyContext proxy() {
         return proxy;
     }
 
-    ProxyState state() {
+    @Override
+    public ProxyState state() {
         return state;
     }
 
-    Exchange exchange() {
+    @Override
+    public Exchange exchange() {
         return exchange;
     }
 
-    Destination destination() {
+    @Override
+    public Destination destination() {
         return destination;
     }
 }

@@ -44,6 +44,7 @@ class WebSocketTest {
 
     static final String SECRET = "sk-ant-REAL-ws-0123456789abcdef";
     static final String OTHER_SECRET = "other-REAL-ws-secret-42";
+    static final String BODY_SECRET = "body-REAL-ws-secret-77";
 
     @TempDir
     static Path dir;
@@ -60,7 +61,7 @@ class WebSocketTest {
         ws = new WebSocketUpstream(null);
         Path ca = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Path secrets = dir.resolve("secrets.yaml");
-        Files.writeString(secrets, "anthropic: \"" + SECRET + "\"\nother: \"" + OTHER_SECRET + "\"\n");
+        Files.writeString(secrets, "anthropic: \"" + SECRET + "\"\nother: \"" + OTHER_SECRET + "\"\nbody: \"" + BODY_SECRET + "\"\n");
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + ca + "\"\n  intercept: all\n"
                 + "allow:\n"
@@ -72,6 +73,9 @@ class WebSocketTest {
                 + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + wss.port() + "]\n"
                 + "    sentinel: \"sk-ant-sentinel\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secrets + "#anthropic\"\n"
+                + "  - name: bodykey\n    hosts: [\"localhost\"]\n    ports: [" + wss.port() + "]\n"
+                + "    sentinel: \"body-sentinel\"\n    header: \"x-body-key\"\n    body_substitution: true\n"
+                + "    secret: \"file:" + secrets + "#body\"\n"
                 + "  - name: other\n    hosts: [\"github.com\"]\n"
                 + "    sentinel: \"other-sentinel\"\n    header: \"x-other-key\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secrets + "#other\"\n");
@@ -84,7 +88,7 @@ class WebSocketTest {
         try {
             String audit = proxy.auditText();
             proxy.close();
-            assertFalse(audit.contains(SECRET) || audit.contains(OTHER_SECRET), "a secret reached the audit log");
+            assertFalse(audit.contains(SECRET) || audit.contains(OTHER_SECRET) || audit.contains(BODY_SECRET), "a secret reached the audit log");
         } finally {
             wss.close();
             ws.close();
@@ -194,6 +198,15 @@ class WebSocketTest {
         assertEquals(1008, record.get("websocket").get("close_code").asInt());
         assertEquals("proxy", record.get("websocket").get("closed_by").asText());
         assertTrue(proxy.metric("mesa_egress_leaks_blocked_total{credential=\"anthropic\",place=\"websocket\"}") >= 1);
+    }
+
+    @Test
+    void aBodySubstitutionCredentialsSentinelIsReplacedInMessagesAndItsEchoComesBackAsTheSentinel() throws Exception {
+        try (RawWebSocket socket = intercepted("/echo/substitute")) {
+            socket.sendText("{\"token\":\"body-sentinel\"}");
+            assertEquals("{\"token\":\"body-sentinel\"}", socket.readMessage().text(), "the upstream's echo of the real value is scrubbed");
+        }
+        assertEquals("{\"token\":\"" + BODY_SECRET + "\"}", wss.received.poll(5, TimeUnit.SECONDS), "the upstream got the real value");
     }
 
     @Test
