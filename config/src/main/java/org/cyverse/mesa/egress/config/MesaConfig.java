@@ -123,11 +123,17 @@ public record MesaConfig(
      *     0440 whose group is the proxy's fsGroup alone
      */
     public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni,
-            boolean allowReadableKey) {
+            boolean allowReadableKey, boolean http2) {
 
-        /** With the defaults of {@code require_sni} and {@code allow_readable_key} (both off). */
+        /** With the defaults of {@code require_sni} and {@code allow_readable_key} (both off) and {@code http2} (on). */
         public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {
-            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false, false);
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false, false, true);
+        }
+
+        /** With the default of {@code http2} (on): intercepted clients may choose HTTP/2 with ALPN. */
+        public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni,
+                boolean allowReadableKey) {
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, requireSni, allowReadableKey, true);
         }
     }
 

@@ -13,7 +13,7 @@ final class SettingsReader {
 
     static final List<String> NETWORK_KEYS = List.of("allow_private", "dns_timeout", "connect_timeout");
     static final List<String> TLS_KEYS = List.of("ca_cert", "ca_key", "upstream_ca", "intercept", "explain_refusals", "require_sni",
-            "allow_readable_key");
+            "allow_readable_key", "http2");
     static final List<String> AUDIT_KEYS = List.of("sink");
     static final List<String> LIMITS_KEYS = List.of("max_connections", "max_header_bytes", "header_timeout", "idle_timeout", "scan_hold_bytes",
             "scan_hold_total_bytes", "upstream_first_byte_timeout", "websocket_max_message_bytes", "websocket_idle_timeout");
@@ -63,7 +63,7 @@ final class SettingsReader {
         String upstream = tls.optionalString("upstream_ca");
         Path upstreamCa = upstream == null || upstream.equals("system") ? null : tls.path("upstream_ca", base);
         return new MesaConfig.Tls(caCert, caKey, upstreamCa, intercept(tls), tls.bool("explain_refusals", true),
-                tls.bool("require_sni", false), tls.bool("allow_readable_key", false));
+                tls.bool("require_sni", false), tls.bool("allow_readable_key", false), tls.bool("http2", true));
     }
 
     private static InterceptMode intercept(MapReader tls) {

@@ -52,24 +52,25 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     private ClientTimers timers;
     private State state = State.READY;
     private ForwardExchange forward;
-    private UpstreamLink idleUpstream;
+    private final IdleUpstreams upstreams;
     private HeldRequests.Held held;
     private HttpRequest resumed; // the request taken up again after its hold: never held twice
     private WebSocketOpening upgrading; // the WebSocket the request being forwarded asks for, or null
 
     /** A handler for a connection to the proxy's listener (forward proxy and CONNECT). */
     ClientHandler(ProxyContext proxy) {
-        this(proxy, null, null);
+        this(proxy, null, IdleUpstreams.own(null));
     }
 
     /**
-     * A handler for the decrypted side of an intercepted CONNECT to {@code intercepted}, with the
-     * upstream connection that was dialed (and vetted) for the CONNECT, not yet used.
+     * A handler for the decrypted side of an intercepted CONNECT to {@code intercepted} (one
+     * HTTP/1.1 connection, or one HTTP/2 stream), with the upstream connections it may reuse: at
+     * first the one dialed (and vetted) for the CONNECT.
      */
-    ClientHandler(ProxyContext proxy, Destination intercepted, UpstreamLink upstream) {
+    ClientHandler(ProxyContext proxy, Destination intercepted, IdleUpstreams upstreams) {
         this.proxy = proxy;
         this.intercepted = intercepted;
-        this.idleUpstream = upstream;
+        this.upstreams = upstreams;
     }
 
     @Override
@@ -113,10 +114,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
             forward.clientGone();
             forward = null;
         }
-        if (idleUpstream != null) {
-            idleUpstream.close();
-            idleUpstream = null;
-        }
+        upstreams.handlerGone();
     }
 
     @Override
@@ -191,7 +189,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
                 return;
             }
             state = State.TUNNELING;
-            new TunnelSetup(proxy, ctx, exchange, this, (destination, upstream) -> new ClientHandler(proxy, destination, upstream))
+            new TunnelSetup(proxy, ctx, exchange, this, (destination, idle) -> new ClientHandler(proxy, destination, idle))
                     .start(verdict, snapshot);
             return;
         }
@@ -217,8 +215,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         }
         upgrading = WebSocketOpening.of(request, verdict, snapshot);
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining && upgrading == null; // a declined upgrade ends the connection
-        UpstreamLink reuse = UpstreamLink.takeFor(idleUpstream, verdict.destination());
-        idleUpstream = null;
+        UpstreamLink reuse = upstreams.take(verdict.destination());
         state = State.FORWARDING;
         forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request,
                 RequestHeads.outgoing(request, out), intercepted != null, gate, keepAlive);
@@ -246,7 +243,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     @Override
     public void completed(UpstreamLink keep, boolean closeClient) {
         forward = null;
-        idleUpstream = keep;
+        upstreams.put(keep);
         if (closeClient || proxy.draining) {
             state = State.CLOSING;
             ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);

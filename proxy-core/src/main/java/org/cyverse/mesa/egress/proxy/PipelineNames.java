@@ -17,7 +17,11 @@ package org.cyverse.mesa.egress.proxy;
  *
  * <p>Client channel of an intercepted CONNECT: {@link #GATE}, {@link #SNI_CHECK} (until the
  * ClientHello has been judged and the leaf certificate found), then {@link #TLS} (server side),
- * {@link #DECODER}, {@link #ENCODER}, {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}.
+ * {@link #PROTOCOL} (until the handshake's ALPN is known), then for HTTP/1.1 {@link #DECODER},
+ * {@link #ENCODER}, {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}; for HTTP/2
+ * {@link #H2_CODEC}, {@link #IDLE}, {@link #H2_STREAMS}, and on each stream's child channel
+ * {@link #H2_STREAM_CODEC} (frames to HTTP/1.1 objects and back), {@link #H2_REQUESTS},
+ * {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}.
  *
  * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
  * {@link #CODEC} (HTTP client codec), {@link #IDLE}, {@link #UPSTREAM}. Upstream channel,
@@ -45,6 +49,11 @@ final class PipelineNames {
     static final String CODEC = "http-client-codec";
     static final String UPSTREAM = "upstream";
     static final String TLS = "tls";
+    static final String PROTOCOL = "alpn";
+    static final String H2_CODEC = "http2-frame-codec";
+    static final String H2_STREAMS = "http2-streams";
+    static final String H2_STREAM_CODEC = "http2-stream-codec";
+    static final String H2_REQUESTS = "http2-requests";
     static final String WS_ENCODER = "websocket-encoder";
     static final String WS_DECODER = "websocket-decoder";
     static final String WS_UTF8 = "websocket-utf8";

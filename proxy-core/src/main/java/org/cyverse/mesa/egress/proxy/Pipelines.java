@@ -13,6 +13,12 @@ import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
@@ -104,20 +110,60 @@ final class Pipelines {
     }
 
     /**
-     * Once the ClientHello passed: TLS terminated with the leaf certificate, then HTTP again with a
-     * client handler for the requests inside. The SNI check is replaced last, so that it hands the
-     * ClientHello it holds to the TLS handler.
+     * Once the ClientHello passed: TLS terminated with the leaf certificate, then the protocol
+     * ALPN chose ({@link ProtocolSwitch}, which calls {@link #interceptedHttp} or
+     * {@link #interceptedHttp2}). The SNI check is replaced last, so that it hands the ClientHello
+     * it holds to the TLS handler.
      */
-    static void interceptedHttp(ChannelPipeline client, ProxyContext proxy, SslHandler tls, ChannelHandler clientHandler) {
-        ChannelPipeline p = client; // the client channel's pipeline, rewired in place
-        int maxHeaderBytes = proxy.state().config().limits().maxHeaderBytes();
-        p.addAfter(PipelineNames.SNI_CHECK, PipelineNames.DECODER, new StrictRequestDecoder(maxHeaderBytes));
-        p.addAfter(PipelineNames.DECODER, PipelineNames.ENCODER, new HttpResponseEncoder());
-        p.addAfter(PipelineNames.ENCODER, PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget));
-        p.addAfter(PipelineNames.LENGTH_HOLD, PipelineNames.TIMERS, new ClientTimers(proxy));
-        p.addAfter(PipelineNames.TIMERS, PipelineNames.CLIENT, clientHandler);
-        p.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, tls);
+    static void interceptedTls(ChannelPipeline client, SslHandler tls, ProtocolSwitch protocol) {
+        client.addAfter(PipelineNames.SNI_CHECK, PipelineNames.PROTOCOL, protocol);
+        client.replace(PipelineNames.SNI_CHECK, PipelineNames.TLS, tls);
     }
+
+    /** HTTP/1.1 inside an intercepted tunnel, with a client handler for the requests inside. */
+    static void interceptedHttp(ChannelPipeline client, ProxyContext proxy, ChannelHandler clientHandler) {
+        addHttp(client, proxy, clientHandler);
+    }
+
+    /**
+     * HTTP/2 inside an intercepted tunnel: Netty's frame codec (SETTINGS: at most
+     * {@link #MAX_CONCURRENT_STREAMS} streams, header lists within {@code limits.max_header_bytes};
+     * its guards against RST, CONTINUATION, SETTINGS and PING floods on), an idle watch, and one
+     * child channel per stream, which speaks HTTP/1.1 objects to a client handler of its own
+     * ({@code streamHandler}). The connection reads on its own; each stream reads only when its
+     * handler asks, so HTTP/2 flow control holds a sender back while a body waits.
+     */
+    static void interceptedHttp2(ChannelPipeline client, ProxyContext proxy, Supplier<ChannelHandler> streamHandler) {
+        var limits = proxy.state().config().limits();
+        Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+                        .maxHeaderListSize(limits.maxHeaderBytes()))
+                .validateHeaders(true)
+                .build();
+        client.addLast(PipelineNames.H2_CODEC, codec)
+                .addLast(PipelineNames.IDLE, new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS) {
+                    @Override
+                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx, io.netty.handler.timeout.IdleStateEvent evt) {
+                        ctx.close(); // GOAWAY, then the connection closes
+                    }
+                })
+                .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+                    @Override
+                    protected void initChannel(Http2StreamChannel stream) {
+                        stream.config().setAutoRead(false);
+                        stream.pipeline()
+                                .addLast(PipelineNames.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, true))
+                                .addLast(PipelineNames.H2_REQUESTS, new Http2Requests())
+                                .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget))
+                                .addLast(PipelineNames.TIMERS, new ClientTimers(proxy))
+                                .addLast(PipelineNames.CLIENT, streamHandler.get());
+                    }
+                }));
+        client.channel().config().setAutoRead(true);
+    }
+
+    /** SETTINGS_MAX_CONCURRENT_STREAMS the proxy announces to an HTTP/2 client (each stream may hold an upstream connection). */
+    static final int MAX_CONCURRENT_STREAMS = 100;
 
     /**
      * The first step of a WebSocket's rewiring: each side can carry frames (the HTTP encoders pass

@@ -101,7 +101,8 @@ public final class ProxyServer implements AutoCloseable {
             secretSources.close();
             throw e;
         }
-        LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued);
+        LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued,
+                config.tls().http2());
         ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
         this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves,
                 inbox.held());

@@ -61,8 +61,15 @@ final class RefusalTunnel {
 
                 @Override
                 public void proceed(ChannelHandlerContext sni, SslContext context) {
-                    Pipelines.interceptedHttp(sni.pipeline(), proxy, context.newHandler(sni.alloc()),
-                            new Answer(RefusalResponses.scrubbed(refusal, proxy.state()), profile));
+                    Refusal told = RefusalResponses.scrubbed(refusal, proxy.state());
+                    var p = sni.pipeline();
+                    Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination, http2 -> {
+                        if (http2) { // each stream's request gets the refusal
+                            Pipelines.interceptedHttp2(p, proxy, () -> new Answer(told, profile));
+                        } else {
+                            Pipelines.interceptedHttp(p, proxy, new Answer(told, profile));
+                        }
+                    }));
                 }
 
                 @Override

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
@@ -32,10 +33,10 @@ final class TunnelSetup {
     private final Exchange exchange;
     private final ExchangeOwner owner;
     /** Makes the handler for the requests inside an intercepted tunnel, given its target and upstream. */
-    private final BiFunction<Destination, UpstreamLink, ChannelHandler> insideHandler;
+    private final BiFunction<Destination, IdleUpstreams, ChannelHandler> insideHandler;
 
     TunnelSetup(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, ExchangeOwner owner,
-            BiFunction<Destination, UpstreamLink, ChannelHandler> insideHandler) {
+            BiFunction<Destination, IdleUpstreams, ChannelHandler> insideHandler) {
         this.proxy = proxy;
         this.ctx = ctx;
         this.exchange = exchange;
@@ -107,7 +108,16 @@ final class TunnelSetup {
 
         @Override
         public void proceed(ChannelHandlerContext sni, SslContext context) {
-            Pipelines.interceptedHttp(sni.pipeline(), proxy, context.newHandler(sni.alloc()), insideHandler.apply(destination, upstream));
+            ChannelPipeline p = sni.pipeline();
+            Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination, http2 -> {
+                if (http2) { // every stream a request of its own, the upstream connections shared between them
+                    IdleUpstreams shared = IdleUpstreams.shared(upstream);
+                    p.channel().closeFuture().addListener(closed -> shared.closeAll());
+                    Pipelines.interceptedHttp2(p, proxy, () -> insideHandler.apply(destination, shared));
+                } else {
+                    Pipelines.interceptedHttp(p, proxy, insideHandler.apply(destination, IdleUpstreams.own(upstream)));
+                }
+            }));
         }
 
         @Override

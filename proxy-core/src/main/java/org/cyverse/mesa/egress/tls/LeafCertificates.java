@@ -44,6 +44,7 @@ public final class LeafCertificates {
     private final LeafCertificateFactory factory;
     private final Executor mintExecutor;
     private final Runnable onIssued;
+    private final ApplicationProtocolConfig alpn;
     // Keyed by host alone: a certificate does not name a port, so one leaf serves them all.
     private final AsyncCache<String, SslContext> contexts;
 
@@ -53,11 +54,28 @@ public final class LeafCertificates {
      * @param onIssued called once per minted leaf (the {@code leaf_certificates_issued} metric)
      */
     public LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued) {
-        this(ca, mintExecutor, onIssued, Ticker.systemTicker());
+        this(ca, mintExecutor, onIssued, true);
+    }
+
+    /** @param http2 whether ALPN offers {@code h2} before {@code http/1.1} ({@code tls.http2}) */
+    public LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued, boolean http2) {
+        this(ca, mintExecutor, onIssued, Ticker.systemTicker(), http2);
     }
 
     /** With a ticker, so that tests can move the cache's clock. */
     LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued, Ticker ticker) {
+        this(ca, mintExecutor, onIssued, ticker, true);
+    }
+
+    private LeafCertificates(InterceptionCa ca, Executor mintExecutor, Runnable onIssued, Ticker ticker, boolean http2) {
+        // A client that offers neither protocol gets no ALPN answer (NO_ADVERTISE) and may still
+        // speak HTTP/1.1; a client that picks something else is not cut off here (ACCEPT): it is
+        // spoken to in HTTP/1.1 (ProtocolSwitch's fallback), whose decoder refuses what is not.
+        this.alpn = new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                http2 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
+                        : new String[] {ApplicationProtocolNames.HTTP_1_1});
         this.ca = Objects.requireNonNull(ca, "ca");
         this.mintExecutor = Objects.requireNonNull(mintExecutor, "mintExecutor");
         this.onIssued = Objects.requireNonNull(onIssued, "onIssued");
@@ -103,7 +121,7 @@ public final class LeafCertificates {
 
     /**
      * The server context presenting the leaf for {@code destination.host()}, ALPN offering
-     * {@code http/1.1}.
+     * {@code h2} and {@code http/1.1} (only the latter with {@code tls.http2: false}).
      */
     public CompletableFuture<SslContext> serverContext(Destination destination) {
         Objects.requireNonNull(destination, "destination");
@@ -136,13 +154,7 @@ public final class LeafCertificates {
             context = builder
                     .sslProvider(provider)
                     .protocols("TLSv1.3", "TLSv1.2")
-                    // Only HTTP/1.1 is relayed: a client that offers h2 alone gets no ALPN answer
-                    // (NO_ADVERTISE) and may still speak HTTP/1.1; a client that picks something
-                    // else is not cut off here (ACCEPT) but by the HTTP decoder behind.
-                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1))
+                    .applicationProtocolConfig(alpn)
                     .build();
         } catch (SSLException e) {
             throw new CompletionException("cannot build a TLS context for " + destination.host(), e);

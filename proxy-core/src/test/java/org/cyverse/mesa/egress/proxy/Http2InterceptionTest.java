@@ -1,0 +1,165 @@
+package org.cyverse.mesa.egress.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.cyverse.mesa.egress.testkit.Curl;
+import org.cyverse.mesa.egress.testkit.HttpsUpstream;
+import org.cyverse.mesa.egress.testkit.ProxyFixture;
+import org.cyverse.mesa.egress.testpki.TestPki;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * HTTP/2 between the agent and the proxy on an intercepted tunnel (ALPN {@code h2}), HTTP/1.1 on
+ * to an upstream that speaks only that (the JDK's HTTPS server): each stream is admitted,
+ * injected, scanned and audited as one HTTP/1.1 request is, the answers go back on their streams,
+ * and the streams of one connection share a few upstream connections.
+ */
+class Http2InterceptionTest {
+
+    static final String SECRET = "sk-ant-REAL-h2-0123456789abcdef";
+
+    @TempDir
+    static Path dir;
+
+    private static HttpsUpstream upstream;
+    private static ProxyFixture proxy;
+    private static HttpClient h2;
+    private static Path proxyCa;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestPki pki = new TestPki("h2-upstream");
+        upstream = new HttpsUpstream(pki.serverContext("localhost"), "127.0.0.1");
+        Path ca = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
+        Path secrets = dir.resolve("secrets.yaml");
+        Files.writeString(secrets, "anthropic: \"" + SECRET + "\"\n");
+        proxy = ProxyFixture.start("profile: P2\n"
+                + "tls:\n  upstream_ca: \"" + ca + "\"\n  intercept: all\n"
+                + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + "]\n    paths: [\"/echo/**\", \"/big\", \"/reflect\"]\n"
+                + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
+                + "credentials:\n"
+                + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
+                + "    sentinel: \"sk-ant-sentinel\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
+                + "    secret: \"file:" + secrets + "#anthropic\"\n");
+        proxy.awaitReady(Duration.ofSeconds(5));
+        h2 = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                .sslContext(TestPki.trusting(proxy.server().ca().certificate())).version(HttpClient.Version.HTTP_2)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        proxyCa = dir.resolve("proxy-ca.pem");
+        Files.writeString(proxyCa, proxy.admin("/ca.pem").body());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        String audit = proxy.auditText();
+        proxy.close();
+        upstream.close();
+        assertFalse(audit.contains(SECRET), "the secret reached the audit log");
+    }
+
+    private static String url(String path) {
+        return "https://localhost:" + upstream.port() + path;
+    }
+
+    @Test
+    void aStreamIsAdmittedAndInjectedAsARequest() throws Exception {
+        HttpResponse<String> response = h2.send(HttpRequest.newBuilder(URI.create(url("/echo/one?q=1"))).header("x-api-key", "sk-ant-sentinel")
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        assertEquals(HttpClient.Version.HTTP_2, response.version(), "the client spoke HTTP/2 with the proxy");
+        HttpsUpstream.Seen seen = upstream.seen().stream().filter(s -> s.uri().equals("/echo/one?q=1")).findFirst().orElseThrow();
+        assertEquals(SECRET, seen.header("x-api-key"));
+        assertEquals("localhost:" + upstream.port(), seen.header("host"));
+        for (String name : seen.headers().keySet()) {
+            assertFalse(name.toLowerCase().startsWith("x-http2"), "the codec's field " + name + " went upstream");
+        }
+        assertTrue(response.body().startsWith("GET /echo/one?q=1"), response.body());
+        JsonNode record = proxy.awaitAuditRecord(r -> "/echo/one".equals(r.path("path").asText()));
+        assertEquals("intercept", record.get("mode").asText());
+        assertEquals("anthropic", record.get("credential").asText());
+        assertEquals(200, record.get("status").asInt());
+    }
+
+    @Test
+    void aSecretInAStreamsBodyIsRefusedOnItsStream() throws Exception {
+        HttpResponse<String> response = h2.send(HttpRequest.newBuilder(URI.create(url("/echo/leak")))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"key\":\"" + SECRET + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, response.statusCode());
+        assertEquals("secret_leak", response.headers().firstValue("x-mesa-egress-reason").orElse(null));
+        assertTrue(response.body().contains("\"reason\":\"secret_leak\"") || response.body().contains("\"reason\": \"secret_leak\""), response.body());
+        assertTrue(upstream.seen().stream().noneMatch(s -> s.uri().equals("/echo/leak")), "the body never left");
+        // The connection goes on: the next stream is served.
+        assertEquals(200, h2.send(HttpRequest.newBuilder(URI.create(url("/echo/after-leak"))).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode());
+    }
+
+    @Test
+    void aPathTheRuleRefusesIsAnsweredOnItsStream() throws Exception {
+        HttpResponse<String> response = h2.send(HttpRequest.newBuilder(URI.create(url("/private"))).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, response.statusCode());
+        assertEquals("path_not_allowed", response.headers().firstValue("x-mesa-egress-reason").orElse(null));
+        assertEquals(HttpClient.Version.HTTP_2, response.version());
+    }
+
+    @Test
+    void concurrentStreamsAllArriveAndShareUpstreamConnections() throws Exception {
+        HttpClient fresh = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                .sslContext(TestPki.trusting(proxy.server().ca().certificate())).version(HttpClient.Version.HTTP_2).build();
+        long before = upstream.connections();
+        List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            inFlight.add(fresh.sendAsync(HttpRequest.newBuilder(URI.create(url("/echo/many/" + i))).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (int i = 0; i < 30; i++) {
+            HttpResponse<String> r = inFlight.get(i).get();
+            assertEquals(200, r.statusCode());
+            assertTrue(r.body().startsWith("GET /echo/many/" + i + "\n"), "stream " + i + " got another's answer: " + r.body());
+        }
+        long burst = upstream.connections() - before;
+        for (int i = 0; i < 20; i++) {
+            assertEquals(200, fresh.send(HttpRequest.newBuilder(URI.create(url("/echo/seq/" + i))).build(), HttpResponse.BodyHandlers.ofString())
+                    .statusCode());
+        }
+        long sequential = upstream.connections() - before - burst;
+        assertTrue(burst <= 30, burst + " upstream connections for 30 streams");
+        assertEquals(0, sequential, "20 requests one after another reuse the connections the burst left idle");
+    }
+
+    @Test
+    void aLargeResponseStreamsBackOnItsStream() throws Exception {
+        upstream.bigSize(8L << 20);
+        HttpResponse<byte[]> response = h2.send(HttpRequest.newBuilder(URI.create(url("/big"))).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, response.statusCode());
+        assertEquals(8L << 20, response.body().length);
+    }
+
+    @Test
+    void curlSpeaksHttp2ThroughInterception() throws Exception {
+        Curl.Result result = Curl.through(proxy.port(), "--http2", "--cacert", proxyCa.toString(), "-H", "x-api-key: sk-ant-sentinel",
+                "-w", "\n%{http_version}", url("/echo/curl"));
+        assertEquals(0, result.exit(), result.err());
+        assertTrue(result.out().endsWith("\n2"), result.out());
+        assertTrue(result.out().contains("x-api-key: " + "sk-ant-sentinel") || !result.out().contains(SECRET),
+                "the echo of the key comes back scrubbed: " + result.out());
+        assertFalse(result.out().contains(SECRET));
+    }
+}
