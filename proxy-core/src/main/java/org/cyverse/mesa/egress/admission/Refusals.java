@@ -92,6 +92,15 @@ public final class Refusals {
         };
     }
 
+    /**
+     * An HTTP/2 connection the proxy ended with a GOAWAY for {@code error} (RFC 9113 section 7):
+     * for the audit record, whose rule names the error; the GOAWAY is the answer.
+     */
+    public static Refusal http2(String error, String detail, String host) {
+        return new Refusal(400, Reason.BAD_REQUEST, "HTTP/2 connection error " + error + ": " + detail, host,
+                "speak HTTP/2 as RFC 9113 says, within the SETTINGS the proxy announced", "http2: " + error, 0, Map.of());
+    }
+
     /** A refusal with the standard error sentence and hint for its reason. */
     public static Refusal of(Reason reason, String host, String profile, String detail) {
         return new Refusal(status(reason), reason, error(reason, host, detail), host, hint(reason, host, profile), null, 0, Map.of());

@@ -129,7 +129,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        TunnelSetup.logClientFailure(intercepted, cause);
+        ProtocolSwitch.logClientFailure(intercepted, cause);
         ctx.close();
     }
 

@@ -59,6 +59,11 @@ final class Exchange {
         return decided;
     }
 
+    /** The mode of an exchange no admission decided (an HTTP/2 connection's error, say). */
+    void inMode(Verdict.Mode recorded) {
+        mode = recorded;
+    }
+
     /** What the admission decided: the audit record's facts from now on. */
     void decided(Verdict decided) {
         verdict = decided;

@@ -14,7 +14,6 @@ import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -133,13 +132,10 @@ final class Pipelines {
      * ({@code streamHandler}). The connection reads on its own; each stream reads only when its
      * handler asks, so HTTP/2 flow control holds a sender back while a body waits.
      */
-    static void interceptedHttp2(ChannelPipeline client, ProxyContext proxy, Supplier<ChannelHandler> streamHandler) {
+    static void interceptedHttp2(ChannelPipeline client, ProxyContext proxy, Destination destination, Supplier<ChannelHandler> streamHandler) {
         var limits = proxy.state().config().limits();
-        Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
-                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
-                        .maxHeaderListSize(limits.maxHeaderBytes()))
-                .validateHeaders(true)
-                .build();
+        Http2FrameCodec codec = Http2ServerCodec.of(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+                .maxHeaderListSize(limits.maxHeaderBytes()), proxy, destination);
         client.addLast(PipelineNames.H2_CODEC, codec)
                 .addLast(PipelineNames.IDLE, new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS) {
                     @Override
@@ -153,7 +149,7 @@ final class Pipelines {
                         stream.config().setAutoRead(false);
                         stream.pipeline()
                                 .addLast(PipelineNames.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, true))
-                                .addLast(PipelineNames.H2_REQUESTS, new Http2Requests())
+                                .addLast(PipelineNames.H2_MESSAGES, new Http2Messages())
                                 .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget))
                                 .addLast(PipelineNames.TIMERS, new ClientTimers(proxy))
                                 .addLast(PipelineNames.CLIENT, streamHandler.get());

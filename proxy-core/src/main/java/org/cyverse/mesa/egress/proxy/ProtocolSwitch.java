@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
 import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
@@ -12,6 +13,8 @@ import org.cyverse.mesa.egress.allowlist.Destination;
  * {@link Pipelines}'; the bytes read meanwhile are handed on once it is in place.
  */
 final class ProtocolSwitch extends ApplicationProtocolNegotiationHandler {
+
+    private static final Logger LOG = Logger.getLogger(ProtocolSwitch.class.getName());
 
     private final Destination destination;
     private final Consumer<Boolean> configure;
@@ -30,7 +33,20 @@ final class ProtocolSwitch extends ApplicationProtocolNegotiationHandler {
 
     @Override
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
-        TunnelSetup.logClientFailure(destination, new io.netty.handler.codec.DecoderException(cause));
+        logClientFailure(destination, new io.netty.handler.codec.DecoderException(cause));
         ctx.close();
+    }
+
+    /**
+     * Logs a client connection's failure: on an intercepted tunnel a TLS failure is most often an
+     * agent that does not trust the interception CA, and the line says so; anything else is FINE.
+     */
+    static void logClientFailure(Destination intercepted, Throwable cause) {
+        if (intercepted != null && cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException) {
+            LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
+                    + "); does the agent trust the interception CA (/ca.pem)?");
+        } else {
+            LOG.log(java.util.logging.Level.FINE, "client connection failed", cause);
+        }
     }
 }

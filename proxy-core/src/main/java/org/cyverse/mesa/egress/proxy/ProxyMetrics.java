@@ -53,6 +53,11 @@ public final class ProxyMetrics {
                     + " (credential_endpoint_mismatch), by credential and where it was (header, query, path, body, host, method)")
             .labelNames("credential", "place")
             .register(registry);
+    private final Counter http2Errors = Counter.builder()
+            .name("mesa_egress_http2_connection_errors_total")
+            .help("HTTP/2 connections with an agent ended by a GOAWAY for an error (a flood, a protocol violation), by its error code")
+            .labelNames("error")
+            .register(registry);
     private final Counter dlpFindings = Counter.builder()
             .name("mesa_egress_dlp_findings_total")
             .help("dlp rules that matched a request, by rule, place and action (audit: recorded; block: refused)")
@@ -166,6 +171,11 @@ public final class ProxyMetrics {
     /** Counts a {@code dlp} rule that matched in {@code place}; {@code action} is {@code audit} or {@code block}. */
     public void dlpFinding(String rule, String place, String action) {
         dlpFindings.labelValues(rule, place, action).inc();
+    }
+
+    /** Counts an HTTP/2 connection ended by a GOAWAY with {@code error} (RFC 9113 section 7, e.g. ENHANCE_YOUR_CALM). */
+    public void http2ConnectionError(String error) {
+        http2Errors.labelValues(error).inc();
     }
 
     /** Counts a request stopped for a secret or an out-of-scope sentinel found in {@code place}. */

@@ -56,20 +56,15 @@ final class RefusalTunnel {
             Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, false, new SniCheck.Outcome() {
                 @Override
                 public Future<SslContext> context(ChannelHandlerContext sni) {
-                    return proxy.leaves.serverContext(sni.executor(), destination);
+                    return proxy.leaves.serverContext(sni.executor(), destination, false); // HTTP/1.1: the text rides in the status line
                 }
 
                 @Override
                 public void proceed(ChannelHandlerContext sni, SslContext context) {
                     Refusal told = RefusalResponses.scrubbed(refusal, proxy.state());
                     var p = sni.pipeline();
-                    Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination, http2 -> {
-                        if (http2) { // each stream's request gets the refusal
-                            Pipelines.interceptedHttp2(p, proxy, () -> new Answer(told, profile));
-                        } else {
-                            Pipelines.interceptedHttp(p, proxy, new Answer(told, profile));
-                        }
-                    }));
+                    Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination,
+                            http2 -> Pipelines.interceptedHttp(p, proxy, new Answer(told, profile)))); // ALPN offered http/1.1 alone
                 }
 
                 @Override

@@ -134,6 +134,10 @@ final class RequestHeadScanner {
                 if (part != 2 || partLength == 0) {
                     return invalid("a request line that is not METHOD SP TARGET SP VERSION");
                 }
+                if (version.toString().equals("HTTP/2.0")) {
+                    return invalid("HTTP/2 with prior knowledge (the PRI preface) is not spoken to the proxy itself: send HTTP/1.1"
+                            + " (https:// through CONNECT negotiates HTTP/2 with ALPN inside)");
+                }
                 if (!version.toString().equals("HTTP/1.1") && !version.toString().equals("HTTP/1.0")) {
                     return invalid("HTTP version " + version + " (HTTP/1.1 or HTTP/1.0 expected)");
                 }

@@ -113,7 +113,7 @@ final class TunnelSetup {
                 if (http2) { // every stream a request of its own, the upstream connections shared between them
                     IdleUpstreams shared = IdleUpstreams.shared(upstream);
                     p.channel().closeFuture().addListener(closed -> shared.closeAll());
-                    Pipelines.interceptedHttp2(p, proxy, () -> insideHandler.apply(destination, shared));
+                    Pipelines.interceptedHttp2(p, proxy, destination, () -> insideHandler.apply(destination, shared));
                 } else {
                     Pipelines.interceptedHttp(p, proxy, insideHandler.apply(destination, IdleUpstreams.own(upstream)));
                 }
@@ -164,18 +164,5 @@ final class TunnelSetup {
             upstream.read();
             ctx.channel().read();
         });
-    }
-
-    /**
-     * Logs a client connection's failure: on an intercepted tunnel a TLS failure is most often an
-     * agent that does not trust the interception CA, and the line says so; anything else is FINE.
-     */
-    static void logClientFailure(Destination intercepted, Throwable cause) {
-        if (intercepted != null && cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException) {
-            LOG.info(() -> "TLS with the client for " + intercepted.authority() + " failed (" + cause.getCause().getMessage()
-                    + "); does the agent trust the interception CA (/ca.pem)?");
-        } else {
-            LOG.log(java.util.logging.Level.FINE, "client connection failed", cause);
-        }
     }
 }

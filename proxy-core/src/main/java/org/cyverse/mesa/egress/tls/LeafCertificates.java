@@ -45,6 +45,8 @@ public final class LeafCertificates {
     private final Executor mintExecutor;
     private final Runnable onIssued;
     private final ApplicationProtocolConfig alpn;
+    /** ALPN {@code http/1.1} alone: for an answer the proxy gives itself, whose text HTTP/1.1's status line carries. */
+    private final ApplicationProtocolConfig http1Only;
     // Keyed by host alone: a certificate does not name a port, so one leaf serves them all.
     private final AsyncCache<String, SslContext> contexts;
 
@@ -71,11 +73,8 @@ public final class LeafCertificates {
         // A client that offers neither protocol gets no ALPN answer (NO_ADVERTISE) and may still
         // speak HTTP/1.1; a client that picks something else is not cut off here (ACCEPT): it is
         // spoken to in HTTP/1.1 (ProtocolSwitch's fallback), whose decoder refuses what is not.
-        this.alpn = new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                http2 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
-                        : new String[] {ApplicationProtocolNames.HTTP_1_1});
+        this.http1Only = alpn(ApplicationProtocolNames.HTTP_1_1);
+        this.alpn = http2 ? alpn(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1) : http1Only;
         this.ca = Objects.requireNonNull(ca, "ca");
         this.mintExecutor = Objects.requireNonNull(mintExecutor, "mintExecutor");
         this.onIssued = Objects.requireNonNull(onIssued, "onIssued");
@@ -87,10 +86,26 @@ public final class LeafCertificates {
                 .buildAsync();
     }
 
+    private static ApplicationProtocolConfig alpn(String... protocols) {
+        return new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, protocols);
+    }
+
     /** {@link #serverContext(Destination)} as a Netty future completing on {@code executor}, for a pipeline that waits on it. */
     public io.netty.util.concurrent.Future<SslContext> serverContext(io.netty.util.concurrent.EventExecutor executor, Destination destination) {
+        return serverContext(executor, destination, true);
+    }
+
+    /**
+     * {@link #serverContext(io.netty.util.concurrent.EventExecutor, Destination)}, offering ALPN
+     * {@code http/1.1} alone unless {@code http2} (a refusal told inside TLS: its text rides in
+     * HTTP/1.1's status line, which HTTP/2 has not).
+     */
+    public io.netty.util.concurrent.Future<SslContext> serverContext(io.netty.util.concurrent.EventExecutor executor, Destination destination,
+            boolean http2) {
         io.netty.util.concurrent.Promise<SslContext> promise = executor.newPromise();
-        serverContext(destination).whenComplete((context, error) -> {
+        serverContext(destination, http2 ? alpn : http1Only).whenComplete((context, error) -> {
             if (error != null) {
                 promise.tryFailure(error);
             } else {
@@ -124,14 +139,19 @@ public final class LeafCertificates {
      * {@code h2} and {@code http/1.1} (only the latter with {@code tls.http2: false}).
      */
     public CompletableFuture<SslContext> serverContext(Destination destination) {
+        return serverContext(destination, alpn);
+    }
+
+    private CompletableFuture<SslContext> serverContext(Destination destination, ApplicationProtocolConfig protocols) {
         Objects.requireNonNull(destination, "destination");
         // The cache holds the in-flight future: a second caller for the same host joins it. The
         // mint is handed to mintExecutor explicitly (not the cache's executor) so that no Caffeine
         // maintenance task ever queues behind, or ahead of, a mint. A failed mint is evicted by
         // Caffeine, so the next connection tries again.
-        CompletableFuture<SslContext> shared = contexts.get(destination.host(), (host, cacheExecutor) -> {
+        String key = protocols == alpn ? destination.host() : destination.host() + " http/1.1"; // one leaf per host and ALPN list
+        CompletableFuture<SslContext> shared = contexts.get(key, (host, cacheExecutor) -> {
             try {
-                return CompletableFuture.supplyAsync(() -> mint(destination), mintExecutor);
+                return CompletableFuture.supplyAsync(() -> mint(destination, protocols), mintExecutor);
             } catch (RuntimeException e) { // e.g. RejectedExecutionException while shutting down
                 return CompletableFuture.failedFuture(e);
             }
@@ -140,7 +160,7 @@ public final class LeafCertificates {
         return shared.copy();
     }
 
-    private SslContext mint(Destination destination) {
+    private SslContext mint(Destination destination, ApplicationProtocolConfig protocols) {
         X509Certificate leaf = factory.mint(destination, Instant.now());
         SslContext context;
         try {
@@ -154,7 +174,7 @@ public final class LeafCertificates {
             context = builder
                     .sslProvider(provider)
                     .protocols("TLSv1.3", "TLSv1.2")
-                    .applicationProtocolConfig(alpn)
+                    .applicationProtocolConfig(protocols)
                     .build();
         } catch (SSLException e) {
             throw new CompletionException("cannot build a TLS context for " + destination.host(), e);

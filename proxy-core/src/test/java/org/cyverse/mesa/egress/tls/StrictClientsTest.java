@@ -60,17 +60,17 @@ class StrictClientsTest {
         mintExecutor = Executors.newSingleThreadExecutor();
         ca = InterceptionCa.create(dir.resolve("ca"));
         caFile = dir.resolve("ca").resolve(InterceptionCa.CERT_FILE);
-        LeafCertificates leaves = new LeafCertificates(ca, mintExecutor, () -> {});
+        LeafCertificates leaves = new LeafCertificates(ca, mintExecutor, () -> {}, false);
         byName = TlsTestServer.start(group, context(leaves, "localhost"));
         byIp = TlsTestServer.start(group, context(leaves, "127.0.0.1"));
         wrongName = TlsTestServer.start(group, context(leaves, "wrong-name.example"));
 
         InterceptionCa bare = NonConformantCa.withoutExtensions();
         bareCaFile = Files.write(dir.resolve("bare.pem"), bare.pem());
-        bareCa = TlsTestServer.start(group, context(new LeafCertificates(bare, mintExecutor, () -> {}), "localhost"));
+        bareCa = TlsTestServer.start(group, context(new LeafCertificates(bare, mintExecutor, () -> {}, false), "localhost"));
         InterceptionCa loose = NonConformantCa.withLooseExtensions();
         looseCaFile = Files.write(dir.resolve("loose.pem"), loose.pem());
-        looseCa = TlsTestServer.start(group, context(new LeafCertificates(loose, mintExecutor, () -> {}), "localhost"));
+        looseCa = TlsTestServer.start(group, context(new LeafCertificates(loose, mintExecutor, () -> {}, false), "localhost"));
     }
 
     private static SslContext context(LeafCertificates leaves, String host) throws Exception {
@@ -164,7 +164,7 @@ class StrictClientsTest {
     }
 
     @Test
-    void curlNegotiatesHttp11EvenThoughItOffersH2() throws Exception {
+    void curlNegotiatesHttp11WhenTheLeafOffersOnlyThat() throws Exception {
         TlsClient.Outcome outcome = TlsClient.run(List.of("curl", "-sS", "--max-time", "10", "--noproxy", "*",
                 "--cacert", caFile.toString(), "-o", "/dev/null", "-w", "%{http_version}",
                 "https://localhost:" + byName.port() + "/"), Map.of());
