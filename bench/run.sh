@@ -3,7 +3,7 @@
 # Squid and tinyproxy, in one run, on one machine, and bench/RESULTS.md rewritten from it.
 #
 #   bench/run.sh                 # everything (about 8 to 10 minutes on 2 cores, install included)
-#   SCENARIOS="a b" bench/run.sh # only some scenarios (s a b c d e f; see below)
+#   SCENARIOS="a b" bench/run.sh # only some scenarios (s a b c h d e f; see below)
 #
 # What it does, in order (every step is idempotent; nothing is left running afterwards):
 #  1. installs what is missing from Debian packages (as root, apt-get): nginx-light, wrk, hey,
@@ -25,6 +25,8 @@
 #       a  plain HTTP forward, 1 KiB, keep-alive (wrk + bench/load/proxy.lua, absolute-form)
 #       b  HTTPS through an opaque CONNECT tunnel, 1 KiB (hey -x)
 #       c  HTTPS intercepted with header injection, 1 KiB (hey -x to https://localhost)
+#       h  the same as c with HTTP/2 between the client and mesa-egress (hey -h2; HTTP/1.1 on to
+#          nginx): mesa-egress alone (Squid does not speak HTTP/2), against its own c
 #       d  1 MiB bodies: plain (wrk) and HTTPS intercepted (hey); MiB/s
 #       e  IDLE_CONNS idle keep-alive connections held through the proxy: resident memory
 #          (bench/load/idle_conns.py; mesa-egress and Squid)
@@ -36,7 +38,7 @@
 #  5. writes bench/RESULTS.md (bench/load/report.py) and, with gnuplot, bench/results-*.png;
 #     raw tool output stays in $WORK/out (kept: the path is printed).
 #
-# Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="s a b c d e f"
+# Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="s a b c h d e f"
 # START_RUNS=5 START_CURVE_S=30 (scenario s, fresh starts: see "s. start" below)
 # BUILD=0|1 MESA_EGRESS_JAR=... MESA_EGRESS_JAVA_OPTS=... (passed to bin/mesa-egress).
 # Needs root for apt-get, for `ulimit -n` above the hard limit and for the loopback sysctl
@@ -50,7 +52,7 @@ WARMUP="${WARMUP:-10}"
 DURATION="${DURATION:-10}"
 CONNS="${CONNS:-50}"
 IDLE_CONNS="${IDLE_CONNS:-10000}"
-SCENARIOS="${SCENARIOS:-s a b c d e f}"
+SCENARIOS="${SCENARIOS:-s a b c h d e f}"
 # HTTPS is on the default port: hey 0.1.4 sends the URL's host:port as the TLS server name
 # (ServerName = req.Host), which mesa-egress refuses (421 host_mismatch) when a port is in it.
 UP_HTTP=18080 UP_HTTPS=443
@@ -455,6 +457,8 @@ for sys in mesa squid tiny; do
 done
 check "mesa intercept injects" "x-api-key=secret" -x "http://127.0.0.1:$MESA_PORT" --cacert mesa-ca/ca.pem "$HTTPS_BASE_L/echo-key"
 check "mesa intercept 1k" "200 1024" "${fmt[@]}" -x "http://127.0.0.1:$MESA_PORT" --cacert mesa-ca/ca.pem "$L1"
+check "mesa intercept HTTP/2" "2 200 1024" -o /dev/null -w '%{http_version} %{http_code} %{size_download}' --http2 \
+  -x "http://127.0.0.1:$MESA_PORT" --cacert mesa-ca/ca.pem "$L1"
 if [ -n "$SQUID_PID" ]; then
   check "squid bump injects" "x-api-key=secret" -x "http://127.0.0.1:$SQUID_BUMP_PORT" --cacert squid-ca.pem "$HTTPS_BASE_L/echo-key"
   check "squid bump 1k" "200 1024" "${fmt[@]}" -x "http://127.0.0.1:$SQUID_BUMP_PORT" --cacert squid-ca.pem "$L1"
@@ -526,6 +530,14 @@ if want c; then
   want b || measure c direct "" hey "$L1"
   measure c mesa-egress "$MESA_PID" hey -x "http://127.0.0.1:$MESA_PORT" "$L1"
   [ -n "$SQUID_PID" ] && measure c squid-bump "$SQUID_PID" hey -x "http://127.0.0.1:$SQUID_BUMP_PORT" "$L1" || true
+fi
+if want h; then
+  # hey -h2 through a proxy: CONNECT, then TLS with ALPN h2. The audit records say what was
+  # negotiated ("protocol":"h2" on a stream's record); the count goes into checks.txt.
+  h2_before=$(grep -c '"protocol":"h2"' "$WORK/mesa-audit.log" || true)
+  measure h mesa-egress "$MESA_PID" hey -h2 -x "http://127.0.0.1:$MESA_PORT" "$L1"
+  h2_after=$(grep -c '"protocol":"h2"' "$WORK/mesa-audit.log" || true)
+  printf 'note  h: %s audit records of HTTP/2 streams during scenario h (warm-up and measured run)\n' "$((h2_after - h2_before))" >> "$WORK/checks.txt"
 fi
 if want d; then
   H1M="http://127.0.0.1:$UP_HTTP/1m.bin"

@@ -127,11 +127,12 @@ TITLES = {
     "b": "(b) HTTPS opaque CONNECT tunnel, 1 KiB",
     "c": "(c) HTTPS intercepted + header injected, 1 KiB (direct = direct HTTPS of b)",
     "c-cold": "(c, cold) the same as c, measured first: the first 10 s after the proxy started, no warm-up",
+    "h": "(h) the same as c over HTTP/2 between client and proxy (hey -h2; HTTP/1.1 on to nginx); mesa-egress only",
     "d": "(d) plain HTTP forward, 1 MiB (MiB/s)",
     "d-tls": "(d) HTTPS 1 MiB; proxies intercept (mesa-egress injects: `localhost` has the credential) (MiB/s)",
     "f": "(f) new connection per request, plain HTTP 1 KiB (Connection: close)",
 }
-ORDER = ["a", "b", "c", "c-cold", "d", "d-tls", "f"]
+ORDER = ["a", "b", "c", "c-cold", "h", "d", "d-tls", "f"]
 SYSTEMS = ["direct", "mesa-egress", "squid", "squid-bump", "tinyproxy"]
 
 L = []
@@ -346,6 +347,13 @@ if m_curve and s_curve:
     target("(s) first 10 s after start, intercepted req/s >= 1.0x Squid", m10 / 10, s10 / 10 if s10 else None, True, "",
            "(Squid ssl-bump, this run)")
 target("(c) RSS under scenario c <= 80 MiB (peak)", g("c", "mesa-egress", "hwm_mib"), 80, False, " MiB")
+# issue 12: HTTP/2 intercepted against HTTP/1.1 intercepted, the same run
+h_rps, c_rps = g("h", "mesa-egress", "rps"), g("c", "mesa-egress", "rps")
+if h_rps and c_rps:
+    h_cpu, c_cpu = g("h", "mesa-egress", "cpu_us"), g("c", "mesa-egress", "cpu_us")
+    w(f"| (h) HTTP/2 intercepted against HTTP/1.1 (c), this run | {fmt_num(h_rps)} req/s, {fmt_num(h_cpu, 1)} us/req | "
+      f"{fmt_num(c_rps)} req/s, {fmt_num(c_cpu, 1)} us/req | - | {h_rps / c_rps:.2f}x the req/s, "
+      f"{(h_cpu / c_cpu if h_cpu and c_cpu else 0):.2f}x the CPU per request |")
 target(f"(e) RSS <= 150 MiB with {meta['idle_conns']} idle connections (issue 19)", e_rss, 150, False, " MiB")
 jmh = []
 if (work / "jmh.json").exists():
@@ -392,7 +400,7 @@ w("")
 w("## Commands")
 w("")
 w("```")
-w("bench/run.sh        # WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS=\"s a b c d e f\" START_RUNS=5 START_CURVE_S=30")
+w("bench/run.sh        # WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS=\"s a b c h d e f\" START_RUNS=5 START_CURVE_S=30")
 w("# what it runs, per cell (PROXY = http://127.0.0.1:13128/ for mesa-egress, :13129 Squid, :13130 Squid ssl-bump, :13131 tinyproxy):")
 w("taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency http://127.0.0.1:18080/1k.json                              # a direct")
 w("TARGET_URL=http://127.0.0.1:18080/1k.json taskset -c 1 wrk -t1 -c50 -d10s --timeout 5s --latency -s bench/load/proxy.lua PROXY  # a")

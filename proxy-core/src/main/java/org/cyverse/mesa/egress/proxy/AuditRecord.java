@@ -11,10 +11,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * {@code null} otherwise; {@code dlp} is that rule's name (refused in block mode, recorded in audit mode).
  * {@code github} (an extension, only on requests of a {@code github_app} credential): the repository,
  * the operation, and for a push the refs it named. {@code websocket} (only on a WebSocket's record,
- * written when the connection ends): its messages each way and how it closed.
+ * written when the connection ends): its messages each way and how it closed. {@code protocol}
+ * (an extension): {@code h2} for a request that came on an HTTP/2 stream, absent for HTTP/1.x.
  */
 @JsonPropertyOrder({"ts", "profile", "client", "mode", "method", "scheme", "host", "port", "path", "decision",
-        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms", "github", "websocket"})
+        "reason", "rule", "credential", "place", "dlp", "status", "bytes_up", "bytes_down", "duration_ms", "github", "websocket", "protocol"})
 public record AuditRecord(
         String ts,
         String profile,
@@ -36,14 +37,15 @@ public record AuditRecord(
         @JsonProperty("bytes_down") long bytesDown,
         @JsonProperty("duration_ms") long durationMs,
         @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) GitHub github,
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) WebSocket websocket) {
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) WebSocket websocket,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String protocol) {
 
     /** A record without the {@code websocket} part. */
     public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
             String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
             long bytesUp, long bytesDown, long durationMs, GitHub github) {
         this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, github, null);
+                bytesDown, durationMs, github, null, null);
     }
 
     /** A record without the {@code github} part. */
@@ -51,7 +53,7 @@ public record AuditRecord(
             String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
             long bytesUp, long bytesDown, long durationMs) {
         this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, null, null);
+                bytesDown, durationMs, null, null, null);
     }
 
     /**

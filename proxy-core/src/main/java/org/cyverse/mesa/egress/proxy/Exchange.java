@@ -34,10 +34,14 @@ final class Exchange {
     long bytesUp;
     long bytesDown;
 
-    private Exchange(String profile, String client, String method) {
+    /** {@code h2} on an HTTP/2 stream, else {@code null} (HTTP/1.x). */
+    private final String protocol;
+
+    private Exchange(String profile, String client, String method, String protocol) {
         this.profile = profile;
         this.client = client;
         this.method = method;
+        this.protocol = protocol;
     }
 
     /**
@@ -48,7 +52,9 @@ final class Exchange {
     static Exchange begin(ProxyContext proxy, Channel channel, String method) {
         String client = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress() + ":" + a.getPort()
                 : String.valueOf(channel.remoteAddress());
-        return new Exchange(proxy.state().profile(), client, method);
+        return new Exchange(proxy.state().profile(), client, method,
+                channel instanceof io.netty.handler.codec.http2.Http2StreamChannel || channel.pipeline().get(PipelineNames.H2_CODEC) != null
+                        ? "h2" : null);
     }
 
     /** The admission's verdict on {@code facts}, recorded here and, where credentials were involved, in the metrics. */
@@ -195,7 +201,7 @@ final class Exchange {
                 allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
                 bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
                 status, bytesUp, bytesDown, nanos / 1_000_000, AuditRecord.GitHub.of(v == null ? null : v.github(), pushedRefs),
-                websocket));
+                websocket, protocol));
     }
 
     boolean finished() {

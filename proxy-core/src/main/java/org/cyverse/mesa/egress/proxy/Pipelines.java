@@ -127,7 +127,8 @@ final class Pipelines {
     /**
      * HTTP/2 inside an intercepted tunnel: Netty's frame codec (SETTINGS: at most
      * {@link #MAX_CONCURRENT_STREAMS} streams, header lists within {@code limits.max_header_bytes};
-     * its guards against RST, CONTINUATION, SETTINGS and PING floods on), an idle watch, and one
+     * its guards against RST, CONTINUATION, SETTINGS and PING floods on), the idle watch and
+     * drain ({@link Http2Lifecycle}), and one
      * child channel per stream, which speaks HTTP/1.1 objects to a client handler of its own
      * ({@code streamHandler}). The connection reads on its own; each stream reads only when its
      * handler asks, so HTTP/2 flow control holds a sender back while a body waits.
@@ -137,12 +138,7 @@ final class Pipelines {
         Http2FrameCodec codec = Http2ServerCodec.of(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(limits.maxHeaderBytes()), proxy, destination);
         client.addLast(PipelineNames.H2_CODEC, codec)
-                .addLast(PipelineNames.IDLE, new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS) {
-                    @Override
-                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx, io.netty.handler.timeout.IdleStateEvent evt) {
-                        ctx.close(); // GOAWAY, then the connection closes
-                    }
-                })
+                .addLast(PipelineNames.IDLE, new Http2Lifecycle(limits.idleTimeout().toMillis()))
                 .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                     @Override
                     protected void initChannel(Http2StreamChannel stream) {

@@ -20,7 +20,8 @@ import javax.net.ssl.SSLContext;
  * received: {@code /echo...} answers the request line and headers as text; {@code /reflect}
  * answers a response header and a body quoting the request's credentials, the body written in two
  * flushed pieces that split the value; {@code /big} streams a large body; {@code /sink} counts an
- * upload; {@code /hold...} waits (at most 20 s) until the test lets it go, then echoes.
+ * upload; {@code /hold...} waits (at most 20 s) until the test lets it go, then echoes;
+ * {@code /events} streams two server-sent events, the second once the test lets it go.
  */
 public final class HttpsUpstream implements AutoCloseable {
 
@@ -115,6 +116,23 @@ public final class HttpsUpstream implements AutoCloseable {
                 out.flush();
                 sleep();
                 out.write(text.substring(half).getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        if (path.startsWith("/events")) {
+            // Server-sent events: the first at once (quoting the request's x-api-key), the second
+            // only once the test lets it go, so a client that reads the first has it from a stream.
+            exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(("data: first " + exchange.getRequestHeaders().getFirst("x-api-key") + "\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                try {
+                    letGo.tryAcquire(20, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                out.write("data: second\n\n".getBytes(StandardCharsets.UTF_8));
             }
             return;
         }
