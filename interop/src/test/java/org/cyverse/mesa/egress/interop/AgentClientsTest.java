@@ -30,6 +30,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
+import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.testkit.GitSmartHttpServer;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
@@ -49,8 +50,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link #theReadmeTableIsThisMatrix}.
  *
  * <p>Upstreams: the JDK's HTTPS server (HTTP/1.1), Netty's WebSocket server, a git smart-HTTP
- * server; {@code localhost} carries the credentials (intercepted), {@code 127.0.0.1} none
- * (tunnelled under {@code tls.intercept: auto}). The npm packages come from
+ * server, all on loopback under names only the proxy resolves ({@value #API} carries the
+ * credentials and is intercepted, {@value #OPEN} has none and is tunnelled under
+ * {@code tls.intercept: auto}): as for an agent, the client hands the name to the proxy, and no
+ * client's own loopback exception (Go never proxies {@code localhost}) gets in the way. The npm packages come from
  * {@code interop/node} ({@code npm ci}, run by {@code bin/test}); Go is Debian's
  * {@code golang-go}.
  */
@@ -59,6 +62,8 @@ class AgentClientsTest {
     static final String SECRET = "sk-agent-REAL-0123456789abcdef";
     static final String SENTINEL = "sk-agent-sentinel";
     static final String GIT_TOKEN = "ghs_REAL_git_token_42";
+    static final String API = "api.agent.test";
+    static final String OPEN = "open.agent.test";
 
     /** One row of the README's table: a client, how it is driven, and the tests that prove each mode. */
     record Row(String client, String how, String intercepted, String tunnel) {}
@@ -94,13 +99,13 @@ class AgentClientsTest {
     @BeforeAll
     static void start() throws Exception {
         pki = new TestPki("agent-clients");
-        api = new HttpsUpstream(pki.serverContext("localhost"), "127.0.0.1");
-        open = new HttpsUpstream(pki.serverContext("127.0.0.1"), "127.0.0.1");
-        wsApi = new WebSocketUpstream(pki.serverContext("localhost"));
-        wsOpen = new WebSocketUpstream(pki.serverContext("127.0.0.1"));
-        git = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("git")), pki.serverContext("localhost"), "x-access-token", GIT_TOKEN);
+        api = new HttpsUpstream(pki.serverContext(API), "127.0.0.1");
+        open = new HttpsUpstream(pki.serverContext(OPEN), "127.0.0.1");
+        wsApi = new WebSocketUpstream(pki.serverContext(API));
+        wsOpen = new WebSocketUpstream(pki.serverContext(OPEN));
+        git = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("git")), pki.serverContext(API), "x-access-token", GIT_TOKEN);
         git.createRepository("repo.git");
-        gitOpen = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("git-open")), pki.serverContext("127.0.0.1"), "agent", "own-password");
+        gitOpen = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("git-open")), pki.serverContext(OPEN), "agent", "own-password");
         gitOpen.createRepository("repo.git");
         Path upstreamCa = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Path secrets = dir.resolve("secrets.yaml");
@@ -108,15 +113,16 @@ class AgentClientsTest {
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + upstreamCa + "\"\n  intercept: auto\n"
                 + "allow:\n"
-                + "  - host: \"localhost\"\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + git.port() + "]\n"
-                + "  - host: \"127.0.0.1\"\n    ports: [" + open.port() + ", " + wsOpen.port() + ", " + gitOpen.port() + "]\n"
+                + "  - host: \"" + API + "\"\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + git.port() + "]\n"
+                + "  - host: \"" + OPEN + "\"\n    ports: [" + open.port() + ", " + wsOpen.port() + ", " + gitOpen.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n"
-                + "  - name: api\n    hosts: [\"localhost\"]\n    ports: [" + api.port() + ", " + wsApi.port() + "]\n"
+                + "  - name: api\n    hosts: [\"" + API + "\"]\n    ports: [" + api.port() + ", " + wsApi.port() + "]\n"
                 + "    sentinel: \"" + SENTINEL + "\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secrets + "#api\"\n"
-                + "  - name: git\n    hosts: [\"localhost\"]\n    ports: [" + git.port() + "]\n"
-                + "    sentinel: \"proxy-injected\"\n    secret: \"file:" + secrets + "#git\"\n");
+                + "  - name: git\n    hosts: [\"" + API + "\"]\n    ports: [" + git.port() + "]\n"
+                + "    sentinel: \"proxy-injected\"\n    secret: \"file:" + secrets + "#git\"\n",
+                host -> host.endsWith(".agent.test") ? List.of(java.net.InetAddress.getLoopbackAddress()) : HostResolver.SYSTEM.resolve(host));
         proxy.awaitReady(Duration.ofSeconds(5));
         bundle = dir.resolve("ca-bundle.pem");
         Files.writeString(bundle, proxy.admin("/ca.pem").body() + "\n" + Files.readString(upstreamCa));
@@ -193,11 +199,11 @@ class AgentClientsTest {
     }
 
     private static String apiUrl(String path) {
-        return "https://localhost:" + api.port() + path;
+        return "https://" + API + ":" + api.port() + path;
     }
 
     private static String openUrl(String path) {
-        return "https://127.0.0.1:" + open.port() + path;
+        return "https://" + OPEN + ":" + open.port() + path;
     }
 
     /** Intercepted: the upstream saw the real key for {@code path}, and what the client printed holds the sentinel, never the key. */
@@ -249,7 +255,7 @@ class AgentClientsTest {
                 "GIT_AUTHOR_NAME", "agent", "GIT_AUTHOR_EMAIL", "agent@example.invalid", "GIT_COMMITTER_NAME", "agent",
                 "GIT_COMMITTER_EMAIL", "agent@example.invalid");
         Path work = Files.createTempDirectory(dir, "git-in");
-        String url = "https://x-access-token:proxy-injected@localhost:" + git.port() + "/repo.git";
+        String url = "https://x-access-token:proxy-injected@" + API + ":" + git.port() + "/repo.git";
         Run clone = agent(work, env, "git", "clone", "-q", url, "clone");
         assertEquals(0, clone.exit(), clone.all());
         Path clonePath = work.resolve("clone");
@@ -259,11 +265,14 @@ class AgentClientsTest {
         Run push = agent(clonePath, env, "git", "push", "-q", "origin", "HEAD:refs/heads/agent");
         assertEquals(0, push.exit(), push.all());
         assertTrue(git.refs("repo.git").containsKey("refs/heads/agent"), "the push arrived");
-        assertTrue(git.seen().stream().allMatch(s -> s.status() != 401), "every request carried the real token: " + git.seen());
+        // git asks without credentials first (401), then with the URL's: every one of those carried the real token.
+        String real = "Basic " + java.util.Base64.getEncoder().encodeToString(("x-access-token:" + GIT_TOKEN).getBytes(StandardCharsets.UTF_8));
+        assertTrue(git.seen().stream().filter(s -> s.authorization() != null).allMatch(s -> s.authorization().equals(real) && s.status() == 200),
+                "every request with credentials carried the real token: " + git.seen());
         assertFalse((clone.all() + push.all()).contains(GIT_TOKEN), "git saw the real token");
 
         Path tunnelWork = Files.createTempDirectory(dir, "git-tunnel");
-        Run tunnelClone = agent(tunnelWork, env, "git", "clone", "-q", "https://agent:own-password@127.0.0.1:" + gitOpen.port() + "/repo.git", "c");
+        Run tunnelClone = agent(tunnelWork, env, "git", "clone", "-q", "https://agent:own-password@" + OPEN + ":" + gitOpen.port() + "/repo.git", "c");
         assertEquals(0, tunnelClone.exit(), tunnelClone.all());
         assertTrue(Files.exists(tunnelWork.resolve("c/.git")));
     }
@@ -329,13 +338,13 @@ class AgentClientsTest {
                 "ws.on('message', m => { console.log('got ' + m); ws.close(1000, 'done'); });",
                 "ws.on('close', code => { console.log('closed ' + code); process.exit(code === 1000 ? 0 : 1); });",
                 "ws.on('error', e => { console.error(e); process.exit(1); });");
-        Run in = agent(dir, nodeModules(), "node", "-e", script, "wss://localhost:" + wsApi.port() + "/echo/node-ws", "echo-key", SENTINEL);
+        Run in = agent(dir, nodeModules(), "node", "-e", script, "wss://" + API + ":" + wsApi.port() + "/echo/node-ws", "echo-key", SENTINEL);
         assertEquals(0, in.exit(), in.all());
         assertTrue(in.out().contains("got yours is " + SENTINEL + " ok"), "the upstream's echo of the real key is scrubbed:\n" + in.all());
         assertEquals(SECRET, wsApi.handshakes().stream().filter(h -> h.uri().equals("/echo/node-ws")).findFirst().orElseThrow()
                 .headers().get("x-api-key"), "the handshake carried the real key upstream");
         assertTrue(in.out().contains("closed 1000"), in.all());
-        Run tunnel = agent(dir, nodeModules(), "node", "-e", script, "wss://127.0.0.1:" + wsOpen.port() + "/echo/node-ws-tunnel", "hello", "");
+        Run tunnel = agent(dir, nodeModules(), "node", "-e", script, "wss://" + OPEN + ":" + wsOpen.port() + "/echo/node-ws-tunnel", "hello", "");
         assertEquals(0, tunnel.exit(), tunnel.all());
         assertTrue(tunnel.out().contains("got hello"), tunnel.all());
     }
@@ -374,10 +383,10 @@ class AgentClientsTest {
 
     @Test
     void jdkWebSocket() throws Exception {
-        assertEquals("yours is " + SENTINEL + " ok", jdkWebSocketSays("wss://localhost:" + wsApi.port() + "/echo/jdk-ws", "echo-key", true));
+        assertEquals("yours is " + SENTINEL + " ok", jdkWebSocketSays("wss://" + API + ":" + wsApi.port() + "/echo/jdk-ws", "echo-key", true));
         assertEquals(SECRET, wsApi.handshakes().stream().filter(h -> h.uri().equals("/echo/jdk-ws")).findFirst().orElseThrow()
                 .headers().get("x-api-key"));
-        assertEquals("hello", jdkWebSocketSays("wss://127.0.0.1:" + wsOpen.port() + "/echo/jdk-ws-tunnel", "hello", false));
+        assertEquals("hello", jdkWebSocketSays("wss://" + OPEN + ":" + wsOpen.port() + "/echo/jdk-ws-tunnel", "hello", false));
     }
 
     private static String jdkWebSocketSays(String url, String send, boolean sentinel) throws Exception {

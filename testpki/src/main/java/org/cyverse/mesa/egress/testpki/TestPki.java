@@ -52,6 +52,8 @@ public final class TestPki {
                     Date.from(now.plus(Duration.ofDays(2))), subject, caKeys.getPublic());
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+            builder.addExtension(Extension.subjectKeyIdentifier, false,
+                    new org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils().createSubjectKeyIdentifier(caKeys.getPublic()));
             ca = new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
         } catch (Exception e) {
             throw new GeneralSecurityException(e);
@@ -98,6 +100,10 @@ public final class TestPki {
         builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(new GeneralName[0])));
         builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        // The key identifiers RFC 5280 asks for, so that strict verifiers (Python's VERIFY_X509_STRICT) accept the chain.
+        var ids = new org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils();
+        builder.addExtension(Extension.authorityKeyIdentifier, false, ids.createAuthorityKeyIdentifier(ca));
+        builder.addExtension(Extension.subjectKeyIdentifier, false, ids.createSubjectKeyIdentifier(keys.getPublic()));
         X509Certificate cert = new JcaX509CertificateConverter().getCertificate(
                 builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
         KeyStore store = KeyStore.getInstance("PKCS12");
