@@ -161,36 +161,39 @@ class Http2FloodsTest {
         awaitGoAwayCounted("PROTOCOL_ERROR", before + 1);
     }
 
-    @Test
-    void aPingFloodLeftUnreadIsCutOff() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {RawHttp2.PING, RawHttp2.SETTINGS})
+    void aControlFrameFloodLeftUnreadIsCutOff(int type) throws Exception {
         double before = metricOrZero(CALM);
-        // The attacker never reads: the PING ACKs the proxy owes pile up behind a full socket.
+        // The attacker never reads: the ACKs the proxy owes (PING, SETTINGS) pile up behind a full socket.
         // Netty's encoder allows 10000 queued control frames, then sends GOAWAY ENHANCE_YOUR_CALM
         // and closes; the GOAWAY waits behind the unread ACKs, so what the attacker sees is the
         // connection cut.
         try (MemoryWatch memory = new MemoryWatch(); RawHttp2 h2 = attacker(4096)) {
-            byte[] ping = new byte[8];
+            byte[] payload = new byte[type == RawHttp2.PING ? 8 : 0]; // each owes an ACK: PING 17 bytes, SETTINGS 9
+            int count = type == RawHttp2.PING ? 400_000 : 700_000;
             int sent = 0;
             try {
-                for (; sent < 400_000; sent++) {
-                    h2.frame(RawHttp2.PING, 0, 0, ping);
+                for (; sent < count; sent++) {
+                    h2.frame(type, 0, 0, payload);
                     if (sent % 1000 == 999) {
                         h2.flush();
                     }
                     if (sent == 20_000) {
-                        anotherClientIsServed("during-ping-flood");
+                        anotherClientIsServed("during-control-flood");
                     }
                 }
                 h2.flush();
             } catch (IOException closed) {
                 // cut off, as it should be
             }
-            // 400000 ACKs are 6.8 MB, past what the kernel buffers (4 MiB here): the rest queues in
-            // the proxy until Netty's bound of 10000 control frames cuts the connection.
+            // 400000 PING ACKs are 6.8 MB, 700000 SETTINGS ACKs 6.3 MB: past what the kernel buffers
+            // (4 MiB here), the rest queues in the proxy until Netty's bound of 10000 control frames
+            // cuts the connection.
             awaitGoAwayCounted("ENHANCE_YOUR_CALM", before + 1);
             assertTrue(memory.peak() < MEMORY_BOUND, "peak " + memory.peak());
         }
-        anotherClientIsServed("after-ping-flood");
+        anotherClientIsServed("after-control-flood");
     }
 
     @Test

@@ -262,6 +262,26 @@ class WebSocketTest {
         assertEquals(1002, record.get("websocket").get("close_code").asInt());
     }
 
+    /** Frames RFC 6455 section 5 does not allow: each closes with 1002, nothing of it relayed. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"rsv1", "opcode3", "fragmented-ping", "long-ping", "continuation-first"})
+    void aMalformedFrameIsAProtocolError(String shape) throws Exception {
+        try (RawWebSocket socket = intercepted("/echo/malformed-" + shape)) {
+            byte[] hi = "hi".getBytes(StandardCharsets.UTF_8);
+            switch (shape) {
+                case "rsv1" -> socket.send(0x40 | RawWebSocket.TEXT, true, hi, true); // permessage-deflate's bit, never negotiated
+                case "opcode3" -> socket.send(3, true, hi, true); // reserved non-control opcode
+                case "fragmented-ping" -> socket.send(RawWebSocket.PING, false, hi, true);
+                case "long-ping" -> socket.send(RawWebSocket.PING, true, new byte[126], true); // control payloads are at most 125
+                default -> socket.send(RawWebSocket.CONTINUATION, true, hi, true); // a continuation with nothing to continue
+            }
+            assertEquals(1002, socket.readMessage().closeCode());
+        }
+        assertEquals(1001, wss.closes.poll(5, TimeUnit.SECONDS), "the upstream was told the session ended");
+        assertNull(wss.received.poll(), "nothing of the frame reached the upstream");
+        assertEquals("bad_request", record("/echo/malformed-" + shape).get("reason").asText());
+    }
+
     @Test
     void aMessageOverTheLimitClosesWith1009() throws Exception {
         try (RawWebSocket socket = intercepted("/echo/big")) {
