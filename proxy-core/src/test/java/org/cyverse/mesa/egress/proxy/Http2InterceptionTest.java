@@ -173,6 +173,9 @@ class Http2InterceptionTest {
     void concurrentStreamsAllArriveAndShareUpstreamConnections() throws Exception {
         HttpClient fresh = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
                 .sslContext(TestPki.trusting(proxy.server().ca().certificate())).version(HttpClient.Version.HTTP_2).build();
+        // One request first: the JDK opens a connection per request until it has one to multiplex on.
+        assertEquals(200, fresh.send(HttpRequest.newBuilder(URI.create(url("/echo/first"))).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode());
         long before = upstream.connections();
         List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
@@ -191,6 +194,17 @@ class Http2InterceptionTest {
         long sequential = upstream.connections() - before - burst;
         assertTrue(burst <= 30, burst + " upstream connections for 30 streams");
         assertEquals(0, sequential, "20 requests one after another reuse the connections the burst left idle");
+        List<CompletableFuture<HttpResponse<String>>> again = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            again.add(fresh.sendAsync(HttpRequest.newBuilder(URI.create(url("/echo/again/" + i))).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> r : again) {
+            assertEquals(200, r.get().statusCode());
+        }
+        assertEquals(0, upstream.connections() - before - burst, "a second burst of 30 streams finds the first burst's connections idle");
+        List<String> clients = proxy.auditRecords().stream().filter(r -> r.path("path").asText().startsWith("/echo/many/"))
+                .map(r -> r.path("client").asText()).distinct().toList();
+        assertEquals(1, clients.size(), "the burst's streams shared one client connection: " + clients);
     }
 
     @Test

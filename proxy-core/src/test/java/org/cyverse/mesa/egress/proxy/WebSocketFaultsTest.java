@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,6 +17,7 @@ import java.util.Base64;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.cyverse.mesa.egress.testkit.ConnectTunnel;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.cyverse.mesa.egress.testkit.RawWebSocket;
 import org.cyverse.mesa.egress.testkit.WebSocketUpstream;
@@ -125,7 +125,7 @@ class WebSocketFaultsTest {
                     s.setSoTimeout(15_000);
                     InputStream in = s.getInputStream();
                     OutputStream out = s.getOutputStream();
-                    String head = head(in);
+                    String head = ConnectTunnel.readHead(in);
                     String key = head.lines().filter(l -> l.toLowerCase().startsWith("sec-websocket-key:")).findFirst().orElseThrow()
                             .substring(18).trim();
                     String accept = Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-1")
@@ -156,18 +156,6 @@ class WebSocketFaultsTest {
                     // the next connection, or the server closed
                 }
             }
-        }
-
-        private static String head(InputStream in) throws IOException {
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("closed in the handshake");
-                }
-                head.write(b);
-            }
-            return head.toString(StandardCharsets.ISO_8859_1);
         }
 
         @Override

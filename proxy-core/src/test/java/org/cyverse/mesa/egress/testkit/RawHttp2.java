@@ -7,11 +7,9 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -65,19 +63,7 @@ public final class RawHttp2 implements AutoCloseable {
      * @param receiveBuffer the socket's receive buffer (small, to leave answers unread), or 0 for the default
      */
     public static RawHttp2 intercepted(int proxyPort, String host, int port, SSLContext tls, int receiveBuffer) throws IOException {
-        Socket plain = new Socket();
-        if (receiveBuffer > 0) {
-            plain.setReceiveBufferSize(receiveBuffer);
-        }
-        plain.connect(new java.net.InetSocketAddress("127.0.0.1", proxyPort));
-        plain.setSoTimeout(15_000);
-        plain.getOutputStream().write(("CONNECT " + host + ":" + port + " HTTP/1.1\r\nHost: " + host + ":" + port + "\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1));
-        String head = readHead(plain.getInputStream());
-        if (!head.startsWith("HTTP/1.1 200")) {
-            plain.close();
-            throw new IOException("CONNECT refused: " + head);
-        }
+        Socket plain = ConnectTunnel.open(proxyPort, host, port, receiveBuffer);
         SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host, port, true);
         SSLParameters parameters = s.getSSLParameters();
         parameters.setApplicationProtocols(new String[] {"h2"});
@@ -91,18 +77,6 @@ public final class RawHttp2 implements AutoCloseable {
         client.out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         client.frame(SETTINGS, 0, 0, new byte[0]).flush();
         return client;
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("closed in the CONNECT answer");
-            }
-            head.write(b);
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
     }
 
     /** Writes one frame (not flushed: see {@link #flush}). */

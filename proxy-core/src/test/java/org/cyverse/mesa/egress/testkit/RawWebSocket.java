@@ -2,9 +2,7 @@ package org.cyverse.mesa.egress.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +56,7 @@ public final class RawWebSocket implements AutoCloseable {
                 + "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" + extraHeaders + "\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-        this.responseHead = readHead(in);
+        this.responseHead = ConnectTunnel.readHead(in);
     }
 
     /** {@code ws://host:port/path} as a plain proxy request (absolute-form {@code http://} target). */
@@ -69,15 +67,7 @@ public final class RawWebSocket implements AutoCloseable {
     /** {@code wss://host:port/path} inside a CONNECT the proxy intercepts, trusting {@code tls}'s anchors. */
     public static RawWebSocket intercepted(int proxyPort, String host, int port, String path, SSLContext tls, String extraHeaders)
             throws IOException {
-        Socket plain = new Socket("127.0.0.1", proxyPort);
-        plain.setSoTimeout(10_000);
-        plain.getOutputStream().write(("CONNECT " + host + ":" + port + " HTTP/1.1\r\nHost: " + host + ":" + port + "\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1));
-        String head = readHead(plain.getInputStream());
-        if (!head.startsWith("HTTP/1.1 200")) {
-            plain.close();
-            throw new IOException("CONNECT refused: " + head);
-        }
+        Socket plain = ConnectTunnel.open(proxyPort, host, port, 0);
         SSLSocket tlsSocket = (SSLSocket) tls.getSocketFactory().createSocket(plain, host, port, true);
         tlsSocket.startHandshake();
         return new RawWebSocket(tlsSocket, path, host + ":" + port, extraHeaders);
@@ -96,20 +86,6 @@ public final class RawWebSocket implements AutoCloseable {
             }
         }
         return null;
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("connection closed in the handshake's answer: " + head.toString(StandardCharsets.ISO_8859_1));
-            }
-            head.write(b);
-            matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
     }
 
     /** Sends one frame; {@code mask} as a client must (false: the protocol error a proxy must catch). */
