@@ -255,11 +255,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
     }
 
     @Override
-    public void upgraded(Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted) {
+    public void upgraded(Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted, org.cyverse.mesa.egress.injector.EchoScrubber echo) {
         forward = null;
         state = State.TUNNELING;
         releaseInbox();
-        upgrading.open(proxy, ctx, exchange, upstream, accepted); // replaces this handler
+        upgrading.open(proxy, ctx, exchange, upstream, accepted, echo); // replaces this handler
     }
 
     @Override

@@ -24,7 +24,9 @@ interface ExchangeOwner {
 
     /**
      * The upstream accepted a WebSocket: {@code accepted} is the {@code 101} for the client, and
-     * the connection is a {@link WebSocketSession}'s from now on, with {@code upstream}.
+     * the connection is a {@link WebSocketSession}'s from now on, with {@code upstream};
+     * {@code echo} is the scrubbing as the handshake left (with the forms it was written in).
      */
-    void upgraded(Exchange exchange, UpstreamLink upstream, io.netty.handler.codec.http.FullHttpResponse accepted);
+    void upgraded(Exchange exchange, UpstreamLink upstream, io.netty.handler.codec.http.FullHttpResponse accepted,
+            org.cyverse.mesa.egress.injector.EchoScrubber echo);
 }

@@ -153,7 +153,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
                 }
                 phase = Phase.DONE; // a WebSocket: the connection is handed over
                 release();
-                owner.upgraded(exchange, link, WebSocketUpgrade.toClient(response, echo.merged(state.injector().echoScrubber())));
+                owner.upgraded(exchange, link, WebSocketUpgrade.toClient(response, echo.merged(state.injector().echoScrubber())), echo);
                 return;
             }
             if (code < 200) {

@@ -20,7 +20,8 @@ package org.cyverse.mesa.egress.proxy;
  * {@link #PROTOCOL} (until the handshake's ALPN is known), then for HTTP/1.1 {@link #DECODER},
  * {@link #ENCODER}, {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}; for HTTP/2
  * {@link #H2_CODEC}, {@link #IDLE}, {@link #H2_STREAMS}, and on each stream's child channel
- * {@link #H2_STREAM_CODEC} (frames to HTTP/1.1 objects and back), {@link #H2_MESSAGES},
+ * {@link #H2_REQUEST_LINES} (what an HTTP/1.1 request line could not carry), {@link #H2_STREAM_CODEC}
+ * (frames to HTTP/1.1 objects and back), {@link #H2_MESSAGES},
  * {@link #LENGTH_HOLD}, {@link #TIMERS}, {@link #CLIENT}.
  *
  * <p>Upstream channel, forwarding: {@link #TLS} (client side, only for intercepted connections),
@@ -52,6 +53,7 @@ final class PipelineNames {
     static final String PROTOCOL = "alpn";
     static final String H2_CODEC = "http2-frame-codec";
     static final String H2_STREAMS = "http2-streams";
+    static final String H2_REQUEST_LINES = "http2-request-lines";
     static final String H2_STREAM_CODEC = "http2-stream-codec";
     static final String H2_MESSAGES = "http2-messages";
     static final String WS_ENCODER = "websocket-encoder";

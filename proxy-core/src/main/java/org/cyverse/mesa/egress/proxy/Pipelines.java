@@ -144,6 +144,7 @@ final class Pipelines {
                     protected void initChannel(Http2StreamChannel stream) {
                         stream.config().setAutoRead(false);
                         stream.pipeline()
+                                .addLast(PipelineNames.H2_REQUEST_LINES, new Http2RequestLines())
                                 .addLast(PipelineNames.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, true))
                                 .addLast(PipelineNames.H2_MESSAGES, new Http2Messages())
                                 .addLast(PipelineNames.LENGTH_HOLD, new ResponseLengthHold(proxy.responseHoldBudget))

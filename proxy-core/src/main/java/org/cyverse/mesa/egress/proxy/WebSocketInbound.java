@@ -23,15 +23,27 @@ final class WebSocketInbound {
     private static final int MAX_CONTROL_PAYLOAD = 125;
 
     private final WebSocketOwner session;
+    /**
+     * The scrubbing as the handshake left, grown with every form noted since: a form the proxy
+     * wrote for this connection stays in it even after the injector forgets it (the last 64 Basic
+     * forms, a credential rotated or reloaded away), for as long as the connection lives.
+     */
+    private EchoScrubber echo;
     private StreamReplacer replacer;
 
-    WebSocketInbound(WebSocketOwner session) {
+    WebSocketInbound(WebSocketOwner session, EchoScrubber echo) {
         this.session = session;
+        this.echo = echo;
+    }
+
+    private EchoScrubber echo() {
+        echo = echo.merged(session.proxy().state().injector().echoScrubber());
+        return echo;
     }
 
     /** A text, binary, continuation, ping or pong frame from the upstream. */
     void frame(WebSocketFrame frame) {
-        EchoScrubber echo = session.proxy().state().injector().echoScrubber();
+        EchoScrubber echo = echo();
         boolean control = frame instanceof PingWebSocketFrame || frame instanceof PongWebSocketFrame;
         if (control) {
             session.relay(WebSocketOwner.Side.UPSTREAM, List.of(scrubbedControl(frame, echo)));
@@ -65,7 +77,7 @@ final class WebSocketInbound {
 
     /** The upstream's close frame with its reason scrubbed (consumed). */
     CloseWebSocketFrame scrubbedClose(CloseWebSocketFrame close) {
-        return (CloseWebSocketFrame) scrubbedControl(close, session.proxy().state().injector().echoScrubber());
+        return (CloseWebSocketFrame) scrubbedControl(close, echo());
     }
 
     /** A control frame scrubbed whole; one the scrubbing would lengthen past 125 bytes goes with its payload cut there. */

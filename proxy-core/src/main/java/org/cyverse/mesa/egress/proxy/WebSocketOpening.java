@@ -20,11 +20,12 @@ record WebSocketOpening(ProxyState state, Destination destination, WebSocketOutb
      * a new session: frames can be written both ways first, then the {@code 101} goes to the
      * client, then both pipelines are rewired and read.
      */
-    void open(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted) {
+    void open(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted,
+            org.cyverse.mesa.egress.injector.EchoScrubber echo) {
         Channel client = ctx.channel();
         upstream.handOver();
         Pipelines.webSocketEncoders(client.pipeline(), upstream.channel.pipeline());
-        WebSocketSession session = new WebSocketSession(proxy, state, exchange, destination, client, upstream.channel, plan);
+        WebSocketSession session = new WebSocketSession(proxy, state, exchange, destination, client, upstream.channel, plan, echo);
         ctx.writeAndFlush(accepted).addListener(f -> {
             if (!f.isSuccess()) {
                 session.gone(WebSocketOwner.Side.CLIENT);

@@ -53,7 +53,7 @@ final class WebSocketSession implements WebSocketOwner {
     private ScheduledFuture<?> closeWait;
 
     WebSocketSession(ProxyContext proxy, ProxyState state, Exchange exchange, Destination destination, Channel client, Channel upstream,
-            WebSocketOutbound.Plan plan) {
+            WebSocketOutbound.Plan plan, org.cyverse.mesa.egress.injector.EchoScrubber echo) {
         this.proxy = proxy;
         this.state = state;
         this.exchange = exchange;
@@ -61,7 +61,7 @@ final class WebSocketSession implements WebSocketOwner {
         this.client = client;
         this.upstream = upstream;
         this.fromClient = new WebSocketOutbound(this, plan, proxy.holdBudget, state.config().limits().scanHoldTotalBytes());
-        this.fromUpstream = new WebSocketInbound(this);
+        this.fromUpstream = new WebSocketInbound(this, echo);
     }
 
     /** Both pipelines speak WebSocket: read each side. */
@@ -257,6 +257,12 @@ final class WebSocketSession implements WebSocketOwner {
                 c.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
         }
+        // A side that stopped reading never completes that flush: it is closed anyway, with what
+        // it would not take, so that no connection (nor its unwritten message) outlives the session.
+        client.eventLoop().schedule(() -> {
+            client.close();
+            upstream.close();
+        }, CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Override

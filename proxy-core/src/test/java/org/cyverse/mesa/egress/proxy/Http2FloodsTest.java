@@ -253,6 +253,23 @@ class Http2FloodsTest {
         }
     }
 
+    /** What HPACK carries but an HTTP/1.1 request line may not: refused on the stream, as the HTTP/1.1 head scanner refuses it. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"/echo/a\tb", "/echo/caf\u00e9", "GET /x"})
+    void aPathOrMethodAnHttp11LineCouldNotCarryIsRefused(String shape) throws Exception {
+        boolean method = shape.startsWith("GET ");
+        try (RawHttp2 h2 = attacker(0)) {
+            h2.frame(RawHttp2.HEADERS, RawHttp2.END_HEADERS | RawHttp2.END_STREAM, 1,
+                    method ? h2.requestBlock(shape, "/echo/method") : h2.requestBlock("GET", shape)).flush();
+            RawHttp2.Frame answer = h2.readUntil(RawHttp2.HEADERS, 1);
+            assertNotNull(answer, "no answer on the stream");
+            assertEquals("400", String.valueOf(h2.decode(answer).status()));
+            anotherClientIsServed("after-bad-line");
+        }
+        assertTrue(upstream.seen().stream().noneMatch(s -> s.uri().contains("a\tb") || s.uri().contains("caf") || s.uri().equals("/echo/method")),
+                "the request went upstream");
+    }
+
     @Test
     void http2WithPriorKnowledgeOnThePlainPortIsRefused() throws Exception {
         try (RawHttp raw = new RawHttp(proxy.port())) {

@@ -103,7 +103,10 @@ class WebSocketFaultsTest {
         assertEquals(1000, raw.closeCodes.poll(5, TimeUnit.SECONDS), "the client's close was relayed");
     }
 
-    /** A WebSocket server on a raw socket: a correct handshake, then masked frames ({@code masked}) or no answer ({@code silent}). */
+    /**
+     * A WebSocket server on a raw socket: a correct handshake, then masked frames ({@code masked})
+     * or no answer ({@code silent}).
+     */
     private static final class RawUpstream implements AutoCloseable {
         final BlockingQueue<String> behaviour = new LinkedBlockingQueue<>();
         final BlockingQueue<Integer> closeCodes = new LinkedBlockingQueue<>();
@@ -132,7 +135,8 @@ class WebSocketFaultsTest {
                             .digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII)));
                     out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
                             + accept + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                    if ("masked".equals(behaviour.poll(1, TimeUnit.SECONDS))) {
+                    String how = behaviour.poll(1, TimeUnit.SECONDS);
+                    if ("masked".equals(how)) {
                         out.write(new byte[] {(byte) 0x81, (byte) 0x82, 1, 2, 3, 4, 'h' ^ 1, 'i' ^ 2}); // a server must not mask
                     }
                     out.flush();
