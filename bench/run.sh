@@ -203,6 +203,7 @@ tls:
   ca_key: $WORK/mesa-ca/ca.key
   upstream_ca: $WORK/ca.pem
   intercept: auto
+  http2: true          # scenario h (tls.http2 is off by default)
 allow:
   - host: "127.0.0.1"
     ports: [$UP_HTTP, $UP_HTTPS]

@@ -125,15 +125,15 @@ public record MesaConfig(
     public record Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni,
             boolean allowReadableKey, boolean http2) {
 
-        /** With the defaults of {@code require_sni} and {@code allow_readable_key} (both off) and {@code http2} (on). */
+        /** With the defaults of {@code require_sni}, {@code allow_readable_key} and {@code http2} (all off). */
         public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals) {
-            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false, false, true);
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, false, false, false);
         }
 
-        /** With the default of {@code http2} (on): intercepted clients may choose HTTP/2 with ALPN. */
+        /** With the default of {@code http2} (off, for now: README "HTTP/2"): intercepted clients speak HTTP/1.1. */
         public Tls(Path caCert, Path caKey, Path upstreamCa, InterceptMode intercept, boolean explainRefusals, boolean requireSni,
                 boolean allowReadableKey) {
-            this(caCert, caKey, upstreamCa, intercept, explainRefusals, requireSni, allowReadableKey, true);
+            this(caCert, caKey, upstreamCa, intercept, explainRefusals, requireSni, allowReadableKey, false);
         }
     }
 

@@ -63,7 +63,7 @@ final class SettingsReader {
         String upstream = tls.optionalString("upstream_ca");
         Path upstreamCa = upstream == null || upstream.equals("system") ? null : tls.path("upstream_ca", base);
         return new MesaConfig.Tls(caCert, caKey, upstreamCa, intercept(tls), tls.bool("explain_refusals", true),
-                tls.bool("require_sni", false), tls.bool("allow_readable_key", false), tls.bool("http2", true));
+                tls.bool("require_sni", false), tls.bool("allow_readable_key", false), tls.bool("http2", false));
     }
 
     private static InterceptMode intercept(MapReader tls) {

@@ -111,7 +111,7 @@ class AgentClientsTest {
         Path secrets = dir.resolve("secrets.yaml");
         Files.writeString(secrets, "api: \"" + SECRET + "\"\ngit: \"" + GIT_TOKEN + "\"\n");
         proxy = ProxyFixture.start("profile: P2\n"
-                + "tls:\n  upstream_ca: \"" + upstreamCa + "\"\n  intercept: auto\n"
+                + "tls:\n  upstream_ca: \"" + upstreamCa + "\"\n  intercept: auto\n  http2: true\n"
                 + "allow:\n"
                 + "  - host: \"" + API + "\"\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + git.port() + "]\n"
                 + "  - host: \"" + OPEN + "\"\n    ports: [" + open.port() + ", " + wsOpen.port() + ", " + gitOpen.port() + "]\n"

@@ -24,7 +24,7 @@ class Http2DrainTest {
         TestPki pki = new TestPki("h2-drain");
         try (HttpsUpstream upstream = new HttpsUpstream(pki.serverContext("localhost"), "127.0.0.1");
                 ProxyFixture proxy = ProxyFixture.start("profile: P2\n"
-                        + "tls:\n  upstream_ca: \"" + pki.writeCaPem(dir.resolve("ca.pem")) + "\"\n  intercept: all\n"
+                        + "tls:\n  upstream_ca: \"" + pki.writeCaPem(dir.resolve("ca.pem")) + "\"\n  intercept: all\n  http2: true\n"
                         + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + "]\n"
                         + "network:\n  allow_private: [\"127.0.0.1/32\"]\n")) {
             proxy.awaitReady(Duration.ofSeconds(5));

@@ -53,7 +53,7 @@ class Http2InterceptionTest {
         Path secrets = dir.resolve("secrets.yaml");
         Files.writeString(secrets, "anthropic: \"" + SECRET + "\"\n");
         proxy = ProxyFixture.start("profile: P2\n"
-                + "tls:\n  upstream_ca: \"" + ca + "\"\n  intercept: all\n"
+                + "tls:\n  upstream_ca: \"" + ca + "\"\n  intercept: all\n  http2: true\n"
                 + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + "]\n    paths: [\"/echo/**\", \"/big\", \"/reflect\", \"/events\"]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n"
@@ -201,7 +201,11 @@ class Http2InterceptionTest {
         for (CompletableFuture<HttpResponse<String>> r : again) {
             assertEquals(200, r.get().statusCode());
         }
-        assertEquals(0, upstream.connections() - before - burst, "a second burst of 30 streams finds the first burst's connections idle");
+        // At most a few new: a link is parked when the proxy's write of the answer completes, which
+        // the client can see (and follow with its next request) a moment before. With too small a
+        // pool (8 idle) the second burst needed 22.
+        long second = upstream.connections() - before - burst;
+        assertTrue(second <= 3, "a second burst of 30 streams finds the first burst's connections idle, yet dialed " + second);
         List<String> clients = proxy.auditRecords().stream().filter(r -> r.path("path").asText().startsWith("/echo/many/"))
                 .map(r -> r.path("client").asText()).distinct().toList();
         assertEquals(1, clients.size(), "the burst's streams shared one client connection: " + clients);
