@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +16,7 @@ import org.cyverse.mesa.egress.injector.StreamReplacer;
 import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 
 /**
- * Streams a body through a {@link StreamReplacer} or a {@link ChunkResigner}, chunk by chunk: the
+ * Streams a body (or a WebSocket message) through a {@link StreamReplacer} or a {@link ChunkResigner}, chunk by chunk: the
  * replacer holds back at most one pattern's length, the re-signer one aws-chunked chunk, so memory
  * stays bounded whatever the body's size.
  */
@@ -44,6 +45,21 @@ final class BodyRewriting {
                 return replacer.finish();
             }
         });
+    }
+
+    /**
+     * Rewrites one frame of a WebSocket message as {@link #rewrite(HttpContent, StreamReplacer)}
+     * rewrites a chunk: the message's last frame also carries what the replacer held back. Consumes
+     * (releases) {@code frame}; the new frame keeps its type and flags.
+     */
+    static WebSocketFrame rewrite(WebSocketFrame frame, StreamReplacer replacer) {
+        try {
+            ByteBuf in = frame.content();
+            byte[] out = replacer.feed(ByteBufUtil.getBytes(in, in.readerIndex(), in.readableBytes(), true), 0, in.readableBytes());
+            return frame.replace(frame.isFinalFragment() ? Unpooled.wrappedBuffer(out, replacer.finish()) : Unpooled.wrappedBuffer(out));
+        } finally {
+            frame.release();
+        }
     }
 
     /**

@@ -50,11 +50,20 @@ final class Exchange {
      * @param method the request's method, or {@code null} when no request head was parsed
      */
     static Exchange begin(ProxyContext proxy, Channel channel, String method) {
-        String client = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress() + ":" + a.getPort()
+        return new Exchange(proxy.state().profile(), clientOf(channel), method,
+                channel instanceof io.netty.handler.codec.http2.Http2StreamChannel ? "h2" : null);
+    }
+
+    /** An exchange no admission decided: an HTTP/2 connection with the agent (not one of its streams), for its error. */
+    static Exchange beginHttp2Connection(ProxyContext proxy, Channel connection) {
+        Exchange exchange = new Exchange(proxy.state().profile(), clientOf(connection), null, "h2");
+        exchange.mode = Verdict.Mode.INTERCEPT;
+        return exchange;
+    }
+
+    private static String clientOf(Channel channel) {
+        return channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress().getHostAddress() + ":" + a.getPort()
                 : String.valueOf(channel.remoteAddress());
-        return new Exchange(proxy.state().profile(), client, method,
-                channel instanceof io.netty.handler.codec.http2.Http2StreamChannel || channel.pipeline().get(PipelineNames.H2_CODEC) != null
-                        ? "h2" : null);
     }
 
     /** The admission's verdict on {@code facts}, recorded here and, where credentials were involved, in the metrics. */
@@ -63,11 +72,6 @@ final class Exchange {
         decided(decided);
         proxy.metrics.credentials(decided);
         return decided;
-    }
-
-    /** The mode of an exchange no admission decided (an HTTP/2 connection's error, say). */
-    void inMode(Verdict.Mode recorded) {
-        mode = recorded;
     }
 
     /** What the admission decided: the audit record's facts from now on. */

@@ -62,9 +62,7 @@ final class Http2ServerCodec extends Http2FrameCodec {
             String detail = cause == null ? "" : String.valueOf(cause.getMessage());
             LOG.info(() -> "HTTP/2 connection for " + destination.authority() + " ended with GOAWAY " + error + ": " + detail);
             proxy.metrics.http2ConnectionError(error);
-            Exchange exchange = Exchange.begin(proxy, ctx.channel(), null);
-            exchange.inMode(org.cyverse.mesa.egress.admission.Verdict.Mode.INTERCEPT);
-            exchange.finishRefused(proxy, Refusals.http2(error, detail, destination.host()));
+            Exchange.beginHttp2Connection(proxy, ctx.channel()).finishRefused(proxy, Refusals.http2(error, detail, destination.host()));
         }
         super.onConnectionError(ctx, outbound, cause, http2Ex);
     }

@@ -1,7 +1,5 @@
 package org.cyverse.mesa.egress.proxy;
 
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
@@ -57,14 +55,10 @@ final class WebSocketInbound {
         if (replacer == null) {
             replacer = echo.newReplacer();
         }
-        byte[] in = ByteBufUtil.getBytes(frame.content());
-        byte[] out = replacer.feed(in, 0, in.length);
+        WebSocketFrame scrubbed = BodyRewriting.rewrite(frame, replacer);
         if (last) {
-            out = concat(out, replacer.finish());
             replacer = null;
         }
-        WebSocketFrame scrubbed = frame.replace(Unpooled.wrappedBuffer(out));
-        frame.release();
         relay(scrubbed, last);
     }
 
@@ -85,24 +79,13 @@ final class WebSocketInbound {
         if (echo.isEmpty() || !frame.content().isReadable()) {
             return frame;
         }
-        StreamReplacer r = echo.newReplacer();
-        byte[] in = ByteBufUtil.getBytes(frame.content());
-        byte[] out = concat(r.feed(in, 0, in.length), r.finish());
-        if (java.util.Arrays.equals(in, out)) {
-            return frame;
+        WebSocketFrame scrubbed = BodyRewriting.rewrite(frame, echo.newReplacer()); // a control frame is always final
+        if (scrubbed.content().readableBytes() <= MAX_CONTROL_PAYLOAD) {
+            return scrubbed;
         }
-        WebSocketFrame scrubbed = frame.replace(Unpooled.wrappedBuffer(out, 0, Math.min(out.length, MAX_CONTROL_PAYLOAD)));
-        frame.release();
-        return scrubbed;
-    }
-
-    static byte[] concat(byte[] a, byte[] b) {
-        if (b.length == 0) {
-            return a;
-        }
-        byte[] all = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
+        WebSocketFrame cut = scrubbed.replace(scrubbed.content().retainedSlice(0, MAX_CONTROL_PAYLOAD));
+        scrubbed.release();
+        return cut;
     }
 
     /** The connection is closing: a message under way is dropped. */

@@ -1,7 +1,6 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
@@ -144,15 +143,8 @@ final class WebSocketOutbound {
         }
         StreamReplacer replacer = BodyRewriting.sentinelsToSecrets(plan.substitution());
         List<WebSocketFrame> out = new ArrayList<>(frames.size());
-        for (int i = 0; i < frames.size(); i++) {
-            WebSocketFrame f = frames.get(i);
-            byte[] bytes = io.netty.buffer.ByteBufUtil.getBytes(f.content());
-            byte[] replaced = replacer.feed(bytes, 0, bytes.length);
-            if (i == frames.size() - 1) {
-                replaced = WebSocketInbound.concat(replaced, replacer.finish());
-            }
-            out.add(f.replace(Unpooled.wrappedBuffer(replaced)));
-            f.release();
+        for (WebSocketFrame f : frames) {
+            out.add(BodyRewriting.rewrite(f, replacer)); // the last, final frame gets what the replacer held back
         }
         return out;
     }

@@ -87,6 +87,7 @@ class Http2FloodsTest {
         assertEquals("deny", record.get("decision").asText());
         assertEquals("bad_request", record.get("reason").asText());
         assertEquals("intercept", record.get("mode").asText());
+        assertEquals("h2", record.get("protocol").asText());
         assertEquals("localhost", record.get("host").asText());
     }
 
