@@ -42,6 +42,8 @@ public final class StreamReplacer {
     private long pos;
     /** Absolute position of the first input byte not yet emitted (or skipped as part of a match). */
     private long cursor;
+    /** Matches replaced since the replacer was made. */
+    private long replaced;
 
     /** @param replacements pattern to replacement; patterns non-empty */
     public StreamReplacer(Map<byte[], byte[]> replacements) {
@@ -155,6 +157,14 @@ public final class StreamReplacer {
         return out.toArray();
     }
 
+    /**
+     * How many matches were replaced since the replacer was made (not reset by {@link #finish}):
+     * a caller whose stream cannot change length (a length-prefixed frame) refuses it instead.
+     */
+    public long replaced() {
+        return replaced;
+    }
+
     /** Ends the stream; returns the bytes held back. The replacer is then ready for a new stream. */
     public byte[] finish() {
         Output out = new Output(ring.length);
@@ -217,6 +227,7 @@ public final class StreamReplacer {
             int match = matchAt[slot];
             if (match > 0) {
                 out.write(replacements[match - 1]);
+                replaced++;
                 cursor += patterns[match - 1].length; // may pass end: those bytes are consumed
             } else {
                 out.write(ring[slot]);

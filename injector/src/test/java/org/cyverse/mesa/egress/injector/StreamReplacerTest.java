@@ -43,6 +43,15 @@ class StreamReplacerTest {
     }
 
     @Test
+    void itCountsTheMatchesItReplacedAcrossChunksAndStreams() {
+        StreamReplacer r = replacer("SECRET", "[s]");
+        assertEquals("xx yy", run(r, "xx yy", 2));
+        assertEquals(0, r.replaced(), "nothing replaced in a stream without a match");
+        assertEquals("a [s] b [s]", run(r, "a SECRET b SECRET", 5));
+        assertEquals(2, r.replaced(), "both matches, the first split across two chunks");
+    }
+
+    @Test
     void aPatternSplitAtEveryPositionAcrossTwoChunks() {
         String input = "HTTP/1.1 401\r\n\r\n{\"error\":\"bad key sk-real-0123456789\"}";
         String expected = input.replace("sk-real-0123456789", "sk-sentinel");

@@ -112,8 +112,8 @@ public final class Refusals {
         String name = host == null ? "the host" : host;
         String hint = switch (failure.kind()) {
             case CERTIFICATE -> hint(Reason.UPSTREAM_TLS_ERROR, host, profile);
-            case APPLICATION_PROTOCOL -> name + " refused every application protocol the proxy offered (ALPN http/1.1): it speaks"
-                    + " HTTP/2 only, which the proxy does not relay on an intercepted connection; with tls.intercept: auto a host"
+            case APPLICATION_PROTOCOL -> name + " refused every application protocol the proxy offered: it speaks HTTP/2 only"
+                    + " (a gRPC server, say), which the proxy relays when tls.http2 is true; with tls.intercept: auto a host"
                     + " that needs no interception (no credential, method or path rule) is tunnelled untouched";
             case NO_COMMON_VERSION -> name + " and the proxy share no TLS version or cipher suite (the proxy speaks TLS 1.2 and 1.3);"
                     + " an upstream that needs an older TLS cannot be reached through it";

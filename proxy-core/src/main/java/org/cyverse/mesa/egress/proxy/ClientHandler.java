@@ -215,11 +215,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         }
         upgrading = WebSocketOpening.of(request, verdict, snapshot);
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !proxy.draining && upgrading == null; // a declined upgrade ends the connection
-        UpstreamLink reuse = upstreams.take(verdict.destination());
         state = State.FORWARDING;
         forward = new ForwardExchange(proxy, this, ctx, snapshot, exchange, verdict.destination(), request,
                 RequestHeads.outgoing(request, out), intercepted != null, gate, keepAlive);
-        forward.start(reuse);
+        forward.start(upstreams);
     }
 
     /** {@code approvals.hold}: waits for the decision, then takes the request up again as if it had just arrived. */

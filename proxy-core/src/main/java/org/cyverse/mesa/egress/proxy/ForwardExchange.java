@@ -73,14 +73,10 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         this.clientKeepAlive = clientKeepAlive;
     }
 
-    /** Sends the request head on {@code reuse}, or on a new connection dialed now. */
-    void start(UpstreamLink reuse) {
+    /** Sends the request on what {@code upstreams} gives for it: an idle connection, a stream, or one dialed now. */
+    void start(IdleUpstreams upstreams) {
         upload.continueIfHeld(ctx, request);
-        if (reuse != null) {
-            attach(reuse);
-            return;
-        }
-        UpstreamLink.dial(proxy.dialer, destination, state, ctx.channel().eventLoop(), tls).addListener((Future<UpstreamLink> f) -> {
+        upstreams.link(proxy, state, destination, request, tls, ctx.channel().eventLoop()).addListener((Future<UpstreamLink> f) -> {
             if (phase == Phase.DONE) {
                 if (f.isSuccess()) {
                     f.getNow().close();
@@ -176,9 +172,8 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         if (msg instanceof HttpContent content) {
             if (framing != null && framing.body() != null && !interim) {
                 msg = framing.body().transform(content);
-                if (msg == null) {
-                    clientGone(); // the head has gone: the client learns of the broken body from the cut connection
-                    ctx.close();
+                if (msg == null) { // the head has gone: the client learns of it from the cut connection (or stream)
+                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, framing.body().cutBecause());
                     return;
                 }
             }

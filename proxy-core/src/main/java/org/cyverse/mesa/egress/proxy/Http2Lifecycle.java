@@ -1,25 +1,34 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * When an HTTP/2 connection with an agent ends without an error: quiet both ways for
+ * When an HTTP/2 connection ends without an error: quiet both ways for
  * {@code limits.idle_timeout}, or the proxy draining (a stop). Either closes it through the
  * frame codec in front, whose close is graceful: GOAWAY, then the connection closes once the
- * streams under way are done.
+ * streams under way are done. An agent's connection closes when it is quiet; an upstream's only
+ * when no stream is open on it too, since a stream may wait longer than that for its answer to
+ * begin ({@code limits.upstream_first_byte_timeout}, which the stream watches).
  */
 final class Http2Lifecycle extends IdleStateHandler {
 
-    Http2Lifecycle(long idleMillis) {
+    private final Http2Connection upstream;
+
+    /** @param upstream the connection's state when it is one to an upstream, {@code null} for an agent's */
+    Http2Lifecycle(long idleMillis, Http2Connection upstream) {
         super(0, 0, idleMillis, TimeUnit.MILLISECONDS);
+        this.upstream = upstream;
     }
 
     @Override
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-        ctx.close();
+        if (upstream == null || upstream.numActiveStreams() == 0) {
+            ctx.close();
+        }
     }
 
     @Override

@@ -1,14 +1,24 @@
 package org.cyverse.mesa.egress.proxy;
 
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
  * Upstream connections a client connection keeps between its requests, so that keep-alive works
  * on both sides: one for an HTTP/1.1 connection (its own, closed with it), a few shared by the
  * streams of an HTTP/2 connection (each stream is one request; the connections outlive it and
- * close with the HTTP/2 connection). A link is reused only for the canonical destination it was
- * dialed (and vetted) for. Confined to the client connection's event loop.
+ * close with the HTTP/2 connection). An upstream that speaks HTTP/2 ({@code tls.http2}) is one
+ * {@link Http2Upstream} whose streams carry every request at once. A connection is reused only
+ * for the canonical destination it was dialed (and vetted) for. Confined to the client
+ * connection's event loop.
  */
 final class IdleUpstreams {
 
@@ -22,6 +32,7 @@ final class IdleUpstreams {
     static final int SHARED_MAX = Pipelines.MAX_CONCURRENT_STREAMS;
 
     private final ArrayDeque<UpstreamLink> idle = new ArrayDeque<>();
+    private final List<Http2Upstream> http2 = new ArrayList<>(1);
     private final int max;
     private final boolean shared;
     private boolean closed;
@@ -32,14 +43,14 @@ final class IdleUpstreams {
     }
 
     /** One connection's own: {@code first} (may be {@code null}) is kept until the first request takes it. */
-    static IdleUpstreams own(UpstreamLink first) {
+    static IdleUpstreams own(UpstreamConnection first) {
         IdleUpstreams upstreams = new IdleUpstreams(1, false);
         upstreams.put(first);
         return upstreams;
     }
 
     /** Shared by the streams of one HTTP/2 connection, until {@link #closeAll}. */
-    static IdleUpstreams shared(UpstreamLink first) {
+    static IdleUpstreams shared(UpstreamConnection first) {
         IdleUpstreams upstreams = new IdleUpstreams(SHARED_MAX, true);
         upstreams.put(first);
         return upstreams;
@@ -56,12 +67,63 @@ final class IdleUpstreams {
         return null;
     }
 
-    /** Keeps {@code link} (parked) for a later request; closes it when there is no room or all are closed. */
-    void put(UpstreamLink link) {
-        if (link == null) {
+    /**
+     * What {@code request} to {@code destination} travels on: an idle connection, a new stream of
+     * an HTTP/2 one, or a connection dialed now; over TLS, when {@code tls.http2} is on, offering
+     * HTTP/2, except for a WebSocket's handshake (RFC 8441's WebSocket over HTTP/2 is not relayed).
+     */
+    Future<UpstreamLink> link(ProxyContext proxy, ProxyState state, Destination destination, HttpRequest request, boolean tls,
+            EventLoop loop) {
+        UpstreamLink reuse = take(destination);
+        if (reuse != null) {
+            return loop.newSucceededFuture(reuse);
+        }
+        boolean teTrailers = request.headers().containsValue(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS, true);
+        if (!tls || !state.config().tls().http2() || WebSocketUpgrade.requested(request)) {
+            return UpstreamLink.dial(proxy.dialer, destination, state, loop, tls);
+        }
+        http2.removeIf(h2 -> !h2.usable());
+        for (Http2Upstream h2 : http2) {
+            if (h2.carries(destination)) {
+                return h2.open(state, destination, teTrailers);
+            }
+        }
+        Promise<UpstreamLink> link = loop.newPromise();
+        UpstreamProtocolSwitch.dial(proxy.dialer, destination, state, loop).addListener((Future<UpstreamConnection> f) -> {
+            if (!f.isSuccess()) {
+                link.tryFailure(f.cause());
+            } else if (f.getNow() instanceof Http2Upstream h2) {
+                put(h2); // the streams of requests meanwhile open on it too
+                h2.open(state, destination, teTrailers).addListener((Future<UpstreamLink> s) -> {
+                    if (!(s.isSuccess() ? link.trySuccess(s.getNow()) : link.tryFailure(s.cause())) && s.isSuccess()) {
+                        s.getNow().close();
+                    }
+                });
+            } else if (!link.trySuccess((UpstreamLink) f.getNow())) {
+                f.getNow().close();
+            }
+        });
+        return link;
+    }
+
+    /**
+     * Keeps {@code connection} for later requests (an HTTP/1.1 link parked); closes it when there
+     * is no room or all are closed. A stream is never kept: it ended with its request.
+     */
+    void put(UpstreamConnection connection) {
+        if (connection == null) {
             return;
         }
-        if (closed || idle.size() >= max) {
+        if (connection instanceof Http2Upstream h2) {
+            if (closed) {
+                h2.close();
+            } else if (!http2.contains(h2)) {
+                http2.add(h2);
+            }
+            return;
+        }
+        UpstreamLink link = (UpstreamLink) connection;
+        if (closed || idle.size() >= max || link.isStream()) {
             link.close();
         } else {
             idle.addLast(link);
@@ -80,5 +142,7 @@ final class IdleUpstreams {
         closed = true;
         idle.forEach(UpstreamLink::close);
         idle.clear();
+        http2.forEach(Http2Upstream::close);
+        http2.clear();
     }
 }

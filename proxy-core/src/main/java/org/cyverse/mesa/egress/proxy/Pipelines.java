@@ -2,6 +2,7 @@ package org.cyverse.mesa.egress.proxy;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -14,6 +15,7 @@ import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -59,19 +61,67 @@ final class Pipelines {
         };
     }
 
-    /** An upstream for forwarding: verified TLS when {@code tls} (intercepted connections), HTTP, idle watch, the handler. */
+    /** An upstream for forwarding: verified TLS when {@code tls} (intercepted connections), HTTP/1.1, idle watch, the handler. */
     static ChannelInitializer<Channel> upstream(ProxyState state, Destination destination, boolean tls, UpstreamHandler handler) {
-        int maxHeader = state.config().limits().maxHeaderBytes();
-        long idleMillis = state.config().limits().idleTimeout().toMillis();
-        handler.firstByteNanos = state.config().limits().upstreamFirstByteTimeout().toNanos();
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 if (tls) {
-                    ch.pipeline().addLast(PipelineNames.TLS, state.upstreamTls().newHandler(ch.alloc(), destination));
+                    ch.pipeline().addLast(PipelineNames.TLS, state.upstreamTls().newHandler(ch.alloc(), destination, false));
                 }
-                ch.pipeline()
-                        .addLast(PipelineNames.CODEC, new HttpClientCodec(maxHeader, maxHeader, 64 * 1024))
+                upstreamHttp1(ch.pipeline(), state, handler);
+            }
+        };
+    }
+
+    /** An intercepted upstream that may speak HTTP/2: verified TLS offering {@code h2} and {@code http/1.1}, then {@code protocol} ({@link UpstreamProtocolSwitch}). */
+    static ChannelInitializer<Channel> negotiatingUpstream(ProxyState state, Destination destination, ChannelHandler protocol) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(PipelineNames.TLS, state.upstreamTls().newHandler(ch.alloc(), destination, true))
+                        .addLast(PipelineNames.PROTOCOL, protocol);
+            }
+        };
+    }
+
+    /** HTTP/1.1 toward an upstream: the client codec, the idle watch, {@code handler}. */
+    static void upstreamHttp1(ChannelPipeline p, ProxyState state, UpstreamHandler handler) {
+        int maxHeader = state.config().limits().maxHeaderBytes();
+        handler.firstByteNanos = state.config().limits().upstreamFirstByteTimeout().toNanos();
+        p.addLast(PipelineNames.CODEC, new HttpClientCodec(maxHeader, maxHeader, 64 * 1024))
+                .addLast(PipelineNames.IDLE, new IdleStateHandler(state.config().limits().idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
+                .addLast(PipelineNames.UPSTREAM, handler);
+    }
+
+    /**
+     * HTTP/2 toward an upstream (ALPN chose {@code h2}): Netty's frame codec as a client (no server
+     * push, header lists within {@code limits.max_header_bytes}, its flood guards on), an idle watch
+     * that closes the connection once no stream was open for {@code limits.idle_timeout}, and the
+     * multiplexer whose streams {@link Http2Upstream#open} opens. The connection reads on its own;
+     * each stream reads when its exchange asks, which is what lets HTTP/2 flow control hold the
+     * upstream back.
+     */
+    static Http2FrameCodec upstreamHttp2(ChannelPipeline p, ProxyState state) {
+        Http2FrameCodec codec = Http2FrameCodecBuilder.forClient().validateHeaders(true)
+                .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).maxHeaderListSize(state.config().limits().maxHeaderBytes()))
+                .build();
+        p.addLast(PipelineNames.H2_CODEC, codec)
+                .addLast(PipelineNames.IDLE, new Http2Lifecycle(state.config().limits().idleTimeout().toMillis(), codec.connection()))
+                .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+        p.channel().config().setAutoRead(true);
+        return codec;
+    }
+
+    /** A stream toward an upstream: frames to HTTP/1.1 objects and back, {@link Http2UpstreamMessages}, the idle watch, {@code handler}. */
+    static ChannelInitializer<Http2StreamChannel> upstreamStream(ProxyState state, UpstreamHandler handler, boolean teTrailers) {
+        handler.firstByteNanos = state.config().limits().upstreamFirstByteTimeout().toNanos();
+        long idleMillis = state.config().limits().idleTimeout().toMillis();
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast(PipelineNames.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(false, true))
+                        .addLast(PipelineNames.H2_MESSAGES, new Http2UpstreamMessages(teTrailers))
                         .addLast(PipelineNames.IDLE, new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
                         .addLast(PipelineNames.UPSTREAM, handler);
             }
@@ -138,7 +188,7 @@ final class Pipelines {
         Http2FrameCodec codec = Http2ServerCodec.of(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(limits.maxHeaderBytes()), proxy, destination);
         client.addLast(PipelineNames.H2_CODEC, codec)
-                .addLast(PipelineNames.IDLE, new Http2Lifecycle(limits.idleTimeout().toMillis()))
+                .addLast(PipelineNames.IDLE, new Http2Lifecycle(limits.idleTimeout().toMillis(), null))
                 .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                     @Override
                     protected void initChannel(Http2StreamChannel stream) {

@@ -53,6 +53,8 @@ final class RequestUpload {
      * {@code null}; while it holds, the upstream is read only once the whole request was written.
      */
     private EarlyAnswer early;
+    /** The body's last byte while its end is not yet scanned (a scanned body with a Content-Length). */
+    private final LengthEndHold lengthEnd;
     /** What the gate held, once released: sent before anything more is taken from the client. */
     private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
 
@@ -63,6 +65,7 @@ final class RequestUpload {
         this.gate = gate;
         this.listener = listener;
         this.state = gate != null && gate.holding() ? State.HOLDING : State.READY;
+        this.lengthEnd = new LengthEndHold(gate != null && !gate.rewrites() ? HttpUtil.getContentLength(outgoing, -1L) : -1L);
     }
 
     /** What the upstream's answers go to: {@code exchange}, through an {@link EarlyAnswer} when a push is checked. */
@@ -207,6 +210,7 @@ final class RequestUpload {
 
     /** Writes one body chunk upstream; the next is taken once it is written. */
     private void send(HttpContent content) {
+        content = lengthEnd.apply(content);
         boolean last = content instanceof LastHttpContent;
         state = last ? State.WRITING_LAST : State.WRITING;
         upstream.writeAndFlush(content).addListener(f -> {
@@ -248,5 +252,6 @@ final class RequestUpload {
         if (gate != null) {
             gate.close();
         }
+        lengthEnd.close();
     }
 }

@@ -18,7 +18,10 @@ import org.cyverse.mesa.egress.injector.StreamReplacer;
  * sentinel: decoded first when it came in a content coding (it then goes to the client in
  * identity: the client is on loopback, where size costs nothing, and re-encoding would cost CPU
  * for no one), streamed chunk by chunk, each chunk leaving as soon as it is decoded and scrubbed
- * (a server-sent event is not held back beyond a partial match). Confined to one event loop.
+ * (a server-sent event is not held back beyond a partial match). A body of length-prefixed
+ * messages (gRPC's, protobuf's) cannot change length without breaking them: one that quotes a
+ * secret is cut before the chunk that holds it, never sent with a wrong length. Confined to one
+ * event loop.
  */
 final class ResponseBody implements AutoCloseable {
 
@@ -26,18 +29,47 @@ final class ResponseBody implements AutoCloseable {
 
     private final StreamReplacer scrubber;
     private final ContentCoding.Decoding decoding;
+    private final boolean framed;
+    private String cut;
 
     /**
      * @param scrubber the secrets to replace
      * @param decoding the decoder of the upstream's coding, or {@code null} for identity
+     * @param framed whether the body is length-prefixed messages, which a replacement would break
      */
-    ResponseBody(StreamReplacer scrubber, ContentCoding.Decoding decoding) {
+    ResponseBody(StreamReplacer scrubber, ContentCoding.Decoding decoding, boolean framed) {
         this.scrubber = scrubber;
         this.decoding = decoding;
+        this.framed = framed;
     }
 
-    /** One upstream chunk as the client gets it, or {@code null} when the coded body is malformed (the response is then cut); consumes {@code content}. */
+    /** Whether a body with these headers is length-prefixed messages: gRPC ({@code application/grpc*}) or protobuf. */
+    static boolean framed(io.netty.handler.codec.http.HttpHeaders headers) {
+        String type = String.valueOf(headers.get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE)).toLowerCase(java.util.Locale.ROOT);
+        return type.startsWith("application/grpc") || type.contains("protobuf");
+    }
+
+    /**
+     * One upstream chunk as the client gets it, or {@code null} when the response must be cut
+     * ({@link #cutBecause} says why); consumes {@code content}.
+     */
     HttpContent transform(HttpContent content) {
+        HttpContent out = scrubbed(content);
+        if (out != null && framed && scrubber.replaced() > 0) {
+            out.release();
+            cut = "the upstream's length-prefixed answer quotes a secret, which cannot be replaced without breaking its framing";
+            LOG.info(() -> cut + "; response cut");
+            return null;
+        }
+        return out;
+    }
+
+    /** Why {@link #transform} cut the response. */
+    String cutBecause() {
+        return cut;
+    }
+
+    private HttpContent scrubbed(HttpContent content) {
         if (decoding == null) {
             return BodyRewriting.rewrite(content, scrubber);
         }
@@ -55,7 +87,8 @@ final class ResponseBody implements AutoCloseable {
             }
             decoded = join(parts);
         } catch (DecoderException e) {
-            LOG.fine(() -> "the upstream's coded body does not decode (" + e.getMessage() + "); response cut");
+            cut = "the upstream's coded body does not decode (" + e.getMessage() + ")";
+            LOG.fine(() -> cut + "; response cut");
             return null;
         } finally {
             content.release();

@@ -62,7 +62,7 @@ record ResponseFraming(boolean upstreamReusable, boolean closeClient, ResponseBo
                 response.headers().remove(HttpHeaderNames.CONTENT_ENCODING);
             }
             // A secret echoed in the body is replaced by its sentinel: the length may change.
-            body = new ResponseBody(scrubber, decoding);
+            body = new ResponseBody(scrubber, decoding, ResponseBody.framed(response.headers()));
             declaredLength = chunked ? -1 : HttpUtil.getContentLength(response, -1L);
             response.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
             response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

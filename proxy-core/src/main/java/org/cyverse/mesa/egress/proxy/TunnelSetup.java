@@ -44,23 +44,31 @@ final class TunnelSetup {
         this.insideHandler = insideHandler;
     }
 
-    /** Dials the admitted CONNECT of {@code verdict} (tunnel or intercept) and sets the tunnel up. */
+    /**
+     * Dials the admitted CONNECT of {@code verdict} (tunnel or intercept) and sets the tunnel up.
+     * With {@code tls.http2} an intercepted upstream is asked for HTTP/2 too, and the 200 waits
+     * until its TLS chose: a failed handshake is then the CONNECT's answer (502, saying why).
+     */
     void start(Verdict verdict, ProxyState state) {
         Destination destination = verdict.destination();
         boolean intercept = verdict.mode() == Verdict.Mode.INTERCEPT;
+        if (intercept && state.config().tls().http2()) {
+            UpstreamProtocolSwitch.dial(proxy.dialer, destination, state, ctx.channel().eventLoop())
+                    .addListener((Future<UpstreamConnection> f) -> {
+                        if (dialed(f, destination, state)) {
+                            intercepted(destination, state, f.getNow());
+                        }
+                    });
+            return;
+        }
         UpstreamHandler upstreamHandler = new UpstreamHandler();
         ChannelInitializer<Channel> init = intercept ? Pipelines.upstream(state, destination, true, upstreamHandler)
                 : Pipelines.bareUpstream();
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
-            if (!ctx.channel().isActive()) {
-                if (f.isSuccess()) {
-                    f.getNow().close();
-                }
+            if (!dialed(f, destination, state)) {
                 return;
             }
-            if (!f.isSuccess()) {
-                owner.refuse(exchange, DialFailure.refusalOf(f.cause(), destination.host(), state.profile()), true);
-            } else if (intercept) {
+            if (intercept) {
                 intercepted(destination, state, new UpstreamLink(f.getNow(), upstreamHandler, destination));
             } else {
                 established(destination, state, f.getNow());
@@ -68,23 +76,50 @@ final class TunnelSetup {
         });
     }
 
+    /** Whether the dial {@code f} succeeded with the client still there; otherwise the client is answered, or what was dialed closed. */
+    private boolean dialed(Future<?> f, Destination destination, ProxyState state) {
+        if (!ctx.channel().isActive()) {
+            if (f.isSuccess()) {
+                closeDialed(f.getNow());
+            }
+            return false;
+        }
+        if (!f.isSuccess()) {
+            owner.refuse(exchange, DialFailure.refusalOf(f.cause(), destination.host(), state.profile()), true);
+            return false;
+        }
+        return true;
+    }
+
+    private static void closeDialed(Object dialed) {
+        if (dialed instanceof Channel channel) {
+            channel.close();
+        } else {
+            ((UpstreamConnection) dialed).close();
+        }
+    }
+
     /**
      * Answers 200, then terminates the client's TLS with a leaf certificate for the target (once
      * the ClientHello named it) and handles each request inside as a forwarded one, over the
      * already dialed, verified TLS connection to the upstream.
      */
-    private void intercepted(Destination destination, ProxyState state, UpstreamLink upstream) {
+    private void intercepted(Destination destination, ProxyState state, UpstreamConnection upstream) {
         ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, ESTABLISHED)).addListener(f -> {
             if (!f.isSuccess()) {
                 upstream.close();
                 ctx.close();
                 return;
             }
-            upstream.park();
             // Until a client handler owns the upstream (it closes it with the client), a client that
             // goes away during the ClientHello or the handshake must not leave it open. A WebSocket
             // session closes it itself, after a close frame.
-            ctx.channel().closeFuture().addListener(closed -> upstream.closeUnlessHandedOver());
+            if (upstream instanceof UpstreamLink link) {
+                link.park();
+                ctx.channel().closeFuture().addListener(closed -> link.closeUnlessHandedOver());
+            } else {
+                ctx.channel().closeFuture().addListener(closed -> upstream.close());
+            }
             long helloMillis = state.config().limits().headerTimeout().toMillis();
             Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new Interception(destination, upstream)));
             ctx.channel().read();
@@ -94,9 +129,9 @@ final class TunnelSetup {
     /** The intercepted tunnel's side of the SNI check. */
     private final class Interception implements SniCheck.Outcome {
         private final Destination destination;
-        private final UpstreamLink upstream;
+        private final UpstreamConnection upstream;
 
-        Interception(Destination destination, UpstreamLink upstream) {
+        Interception(Destination destination, UpstreamConnection upstream) {
             this.destination = destination;
             this.upstream = upstream;
         }

@@ -4,21 +4,33 @@ import io.netty.channel.Channel;
 import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
- * A connection to an upstream for plain forwarding, kept by a client connection between
- * requests so that keep-alive works on both sides. It is reused only for the same canonical
- * destination, whose address was vetted when it was dialed.
+ * What one request at a time travels on to its upstream: an HTTP/1.1 connection, kept by a client
+ * connection between requests so that keep-alive works on both sides, or one stream of an
+ * {@link Http2Upstream}, which carries one request and ends with it. A connection is reused only
+ * for the same canonical destination, whose address was vetted when it was dialed.
  */
-final class UpstreamLink {
+final class UpstreamLink implements UpstreamConnection {
 
     final Channel channel;
     final UpstreamHandler handler;
     private final String authority;
+    private final boolean stream;
     private boolean handedOver;
 
     UpstreamLink(Channel channel, UpstreamHandler handler, Destination destination) {
+        this(channel, handler, destination, false);
+    }
+
+    private UpstreamLink(Channel channel, UpstreamHandler handler, Destination destination, boolean stream) {
         this.channel = channel;
         this.handler = handler;
         this.authority = destination.authority();
+        this.stream = stream;
+    }
+
+    /** A stream of an HTTP/2 connection: never reused, and closing it resets the stream alone (RST_STREAM). */
+    static UpstreamLink stream(Channel stream, UpstreamHandler handler, Destination destination) {
+        return new UpstreamLink(stream, handler, destination, true);
     }
 
     /** Dials {@code destination} for forwarding (verified TLS when {@code tls}): the link once connected. */
@@ -39,8 +51,13 @@ final class UpstreamLink {
         return link;
     }
 
+    /** Whether this is a stream of an HTTP/2 connection (which ends with its request). */
+    boolean isStream() {
+        return stream;
+    }
+
     boolean reusableFor(Destination destination) {
-        return channel.isActive() && authority.equals(destination.authority());
+        return !stream && channel.isActive() && authority.equals(destination.authority());
     }
 
     /** {@code idle} when it can carry a request to {@code destination}; otherwise closes it: {@code null}. */
@@ -73,17 +90,23 @@ final class UpstreamLink {
         }
     }
 
-    void close() {
+    @Override
+    public void close() {
         handler.listener = null;
         channel.close();
     }
 
     /**
      * Closes with a TCP reset: a request whose body was partly sent is cut off there, and neither
-     * a Content-Length nor a last chunk ever tells the upstream it was complete.
+     * a Content-Length nor a last chunk ever tells the upstream it was complete. A stream is
+     * reset (RST_STREAM CANCEL), never ended with END_STREAM.
      */
     void reset() {
         handler.listener = null;
+        if (stream) {
+            channel.close();
+            return;
+        }
         try {
             channel.config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
         } catch (RuntimeException e) {

@@ -33,10 +33,12 @@ import org.cyverse.mesa.egress.allowlist.Destination;
  */
 public final class UpstreamTls {
 
-    private final SslContext context;
+    private final SslContext http1;
+    private final SslContext http2;
 
-    private UpstreamTls(SslContext context) {
-        this.context = context;
+    private UpstreamTls(SslContext http1, SslContext http2) {
+        this.http1 = http1;
+        this.http2 = http2;
     }
 
     /**
@@ -45,20 +47,24 @@ public final class UpstreamTls {
      */
     public static UpstreamTls create(Path extraCaFile) throws IOException {
         try {
-            List<X509Certificate> anchors = anchors(extraCaFile);
-            SslContext context = SslContextBuilder.forClient()
-                    .sslProvider(TlsProvider.configured())
-                    .protocols("TLSv1.3", "TLSv1.2")
-                    .trustManager(anchors.toArray(new X509Certificate[0]))
-                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1))
-                    .build();
-            return new UpstreamTls(context);
+            X509Certificate[] anchors = anchors(extraCaFile).toArray(new X509Certificate[0]);
+            return new UpstreamTls(context(anchors, ApplicationProtocolNames.HTTP_1_1),
+                    context(anchors, ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1));
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot set up upstream TLS: " + e.getMessage(), e);
         }
+    }
+
+    /** A client context trusting {@code anchors}, offering {@code protocols} in ALPN (a server that picks none gets HTTP/1.1). */
+    private static SslContext context(X509Certificate[] anchors, String... protocols) throws javax.net.ssl.SSLException {
+        return SslContextBuilder.forClient()
+                .sslProvider(TlsProvider.configured())
+                .protocols("TLSv1.3", "TLSv1.2")
+                .trustManager(anchors)
+                .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, protocols))
+                .build();
     }
 
     /**
@@ -116,10 +122,10 @@ public final class UpstreamTls {
     /**
      * A client handler for {@code destination}: SNI for names (the JDK sends none for IP
      * literals, as RFC 6066 section 3 asks), and the name or IP address verified against the
-     * certificate.
+     * certificate. ALPN offers {@code h2} before {@code http/1.1} when {@code offerHttp2}.
      */
-    public SslHandler newHandler(ByteBufAllocator alloc, Destination destination) {
-        SSLEngine engine = context.newEngine(alloc, destination.host(), destination.port());
+    public SslHandler newHandler(ByteBufAllocator alloc, Destination destination, boolean offerHttp2) {
+        SSLEngine engine = (offerHttp2 ? http2 : http1).newEngine(alloc, destination.host(), destination.port());
         SSLParameters params = engine.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
         engine.setSSLParameters(params);

@@ -78,10 +78,15 @@ class GitHubThroughProxyTest {
     Path cas;
     Path key;
 
+    /** Lines added to the tls block; the HTTP/2 variant of this class turns {@code http2} on. */
+    String tlsExtra() {
+        return "";
+    }
+
     /** Starts the proxy; {@code extra} goes at the end of the github_app block. */
     void startProxy(String extra) throws Exception {
         proxy = ProxyFixture.start("profile: P2\n"
-                + "tls:\n  upstream_ca: \"" + cas + "\"\n  intercept: all\n"
+                + "tls:\n  upstream_ca: \"" + cas + "\"\n  intercept: all\n" + tlsExtra()
                 + "allow:\n  - host: localhost\n    ports: [" + github.port() + ", " + git.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n  - name: github\n    hosts: [localhost]\n    ports: [" + github.port() + ", " + git.port() + "]\n"

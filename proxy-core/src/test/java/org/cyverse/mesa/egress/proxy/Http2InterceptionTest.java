@@ -229,4 +229,35 @@ class Http2InterceptionTest {
                 "the echo of the key comes back scrubbed: " + result.out());
         assertFalse(result.out().contains(SECRET));
     }
+
+    /**
+     * A body with a Content-Length whose bytes all came before its end (END_STREAM in a frame of
+     * its own, as HTTP/2 allows): the HTTP/1.1 upstream must not have the whole request until the
+     * proxy's scan has seen that end, or a finding made only there could no longer cut it. Past
+     * {@code limits.scan_hold_bytes} the body streams upstream; its last byte waits.
+     */
+    @Test
+    void aBodyWhoseEndComesInAFrameOfItsOwnIsNotCompleteUpstreamBeforeThatEnd() throws Exception {
+        byte[] chunk = new byte[16_000];
+        java.util.Arrays.fill(chunk, (byte) 'b');
+        int frames = 70; // 1.12 MB, past the 1 MiB hold bound
+        try (org.cyverse.mesa.egress.testkit.RawHttp2 client = org.cyverse.mesa.egress.testkit.RawHttp2.intercepted(proxy.port(),
+                "localhost", upstream.port(), TestPki.trusting(proxy.server().ca().certificate()), 0)) {
+            client.frame(org.cyverse.mesa.egress.testkit.RawHttp2.HEADERS, org.cyverse.mesa.egress.testkit.RawHttp2.END_HEADERS, 1,
+                    client.requestBlock("POST", "/echo/length-end", "content-length", String.valueOf(frames * chunk.length)));
+            for (int i = 0; i < frames; i++) {
+                client.dataWithinWindows(0, 1, chunk);
+            }
+            client.flush();
+            Thread.sleep(700);
+            assertTrue(upstream.seen().stream().noneMatch(s -> s.uri().equals("/echo/length-end")),
+                    "the upstream had the whole request before its end was scanned");
+
+            client.dataWithinWindows(org.cyverse.mesa.egress.testkit.RawHttp2.END_STREAM, 1, new byte[0]).flush();
+            org.cyverse.mesa.egress.testkit.RawHttp2.Frame head = client.readUntil(org.cyverse.mesa.egress.testkit.RawHttp2.HEADERS, 1);
+            assertEquals("200", String.valueOf(client.decode(head).status()));
+        }
+        HttpsUpstream.Seen seen = upstream.seen().stream().filter(s -> s.uri().equals("/echo/length-end")).findFirst().orElseThrow();
+        assertEquals((long) frames * chunk.length, seen.bodyBytes(), "then the whole body, its last byte included");
+    }
 }

@@ -88,6 +88,34 @@ public final class RawHttp2 implements AutoCloseable {
         return this;
     }
 
+    private long connectionWindow = 65_535;
+    private final java.util.Map<Integer, Long> streamWindows = new java.util.HashMap<>();
+
+    /**
+     * Writes a DATA frame within the peer's flow-control windows (initial 65,535 each, as the
+     * proxy announces): first reads, and drops, what comes until WINDOW_UPDATEs make room.
+     */
+    public RawHttp2 dataWithinWindows(int flags, int stream, byte[] payload) throws IOException {
+        flush();
+        while (connectionWindow < payload.length || streamWindows.getOrDefault(stream, 65_535L) < payload.length) {
+            Frame f = read();
+            if (f == null) {
+                throw new EOFException("the connection ended while waiting for flow-control credit");
+            }
+            if (f.type() == WINDOW_UPDATE) {
+                long increment = java.nio.ByteBuffer.wrap(f.payload()).getInt() & 0x7fffffffL;
+                if (f.stream() == 0) {
+                    connectionWindow += increment;
+                } else {
+                    streamWindows.merge(f.stream(), increment, Long::sum);
+                }
+            }
+        }
+        connectionWindow -= payload.length;
+        streamWindows.put(stream, streamWindows.getOrDefault(stream, 65_535L) - payload.length);
+        return frame(DATA, flags, stream, payload);
+    }
+
     public RawHttp2 flush() throws IOException {
         out.flush();
         return this;
