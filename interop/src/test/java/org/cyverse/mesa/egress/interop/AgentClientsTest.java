@@ -32,6 +32,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.testkit.GitSmartHttpServer;
+import org.cyverse.mesa.egress.testkit.H2OnlyUpstream;
 import org.cyverse.mesa.egress.testkit.HttpsUpstream;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.cyverse.mesa.egress.testkit.WebSocketUpstream;
@@ -79,7 +80,10 @@ class AgentClientsTest {
             new Row("JDK `HttpClient`", "HTTP/1.1", "jdkHttp11", "jdkHttp11"),
             new Row("JDK `HttpClient`", "HTTP/2", "jdkHttp2", "jdkHttp2"),
             new Row("JDK `WebSocket`", "`HttpClient.newWebSocketBuilder`", "jdkWebSocket", "jdkWebSocket"),
-            new Row("Go `net/http`", "`HTTPS_PROXY`, HTTP/2 on", "goNetHttp", "goNetHttp"));
+            new Row("Go `net/http`", "`HTTPS_PROXY`, HTTP/2 on", "goNetHttp", "goNetHttp"),
+            new Row("Go `net/http`", "gRPC framing and trailers to an HTTP/2-only server", "goGrpcFraming", "goGrpcFraming"),
+            new Row("Python `boto3`", "S3 put, get, list, delete; `AWS_CA_BUNDLE`; SigV4 re-signed", "boto3S3", "boto3S3"),
+            new Row("`aws` CLI", "`aws s3 cp`, `ls`, `rm`; `AWS_CA_BUNDLE`; SigV4 re-signed", "awsCliS3", "awsCliS3"));
 
     @TempDir
     static Path dir;
@@ -91,6 +95,12 @@ class AgentClientsTest {
     private static WebSocketUpstream wsOpen;
     private static GitSmartHttpServer git;
     private static GitSmartHttpServer gitOpen;
+    private static H2OnlyUpstream grpcApi;
+    private static H2OnlyUpstream grpcOpen;
+    private static S3Server s3Api;
+    private static S3Server s3Open;
+    static final String S3_SENTINEL_KEY = "SNTLAGENTCLIENTS0001";
+    static final String S3_SENTINEL_SECRET = "agent-clients-sentinel-secret-key-01";
     private static ProxyFixture proxy;
     /** The proxy's CA and the upstreams' test CA, as an agent container's bundle would hold them. */
     private static Path bundle;
@@ -107,21 +117,30 @@ class AgentClientsTest {
         git.createRepository("repo.git");
         gitOpen = GitSmartHttpServer.start(Files.createDirectories(dir.resolve("git-open")), pki.serverContext(OPEN), "agent", "own-password");
         gitOpen.createRepository("repo.git");
+        grpcApi = new H2OnlyUpstream(pki.serverContext(API));
+        grpcOpen = new H2OnlyUpstream(pki.serverContext(OPEN));
+        s3Api = new S3Server(pki.serverContext(API), Files.createDirectories(dir.resolve("s3-api")));
+        s3Open = new S3Server(pki.serverContext(OPEN), Files.createDirectories(dir.resolve("s3-open")));
         Path upstreamCa = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Path secrets = dir.resolve("secrets.yaml");
-        Files.writeString(secrets, "api: \"" + SECRET + "\"\ngit: \"" + GIT_TOKEN + "\"\n");
+        Files.writeString(secrets, "api: \"" + SECRET + "\"\ngit: \"" + GIT_TOKEN + "\"\ns3: \"" + S3Server.SECRET_ACCESS_KEY + "\"\n");
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + upstreamCa + "\"\n  intercept: auto\n  http2: true\n"
                 + "allow:\n"
-                + "  - host: \"" + API + "\"\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + git.port() + "]\n"
-                + "  - host: \"" + OPEN + "\"\n    ports: [" + open.port() + ", " + wsOpen.port() + ", " + gitOpen.port() + "]\n"
+                + "  - host: \"" + API + "\"\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + git.port() + ", " + grpcApi.port() + ", " + s3Api.httpsPort() + "]\n"
+                + "  - host: \"" + OPEN + "\"\n    ports: [" + open.port() + ", " + wsOpen.port() + ", " + gitOpen.port() + ", " + grpcOpen.port()
+                + ", " + s3Open.httpsPort() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n"
-                + "  - name: api\n    hosts: [\"" + API + "\"]\n    ports: [" + api.port() + ", " + wsApi.port() + "]\n"
+                + "  - name: api\n    hosts: [\"" + API + "\"]\n    ports: [" + api.port() + ", " + wsApi.port() + ", " + grpcApi.port() + "]\n"
                 + "    sentinel: \"" + SENTINEL + "\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secrets + "#api\"\n"
                 + "  - name: git\n    hosts: [\"" + API + "\"]\n    ports: [" + git.port() + "]\n"
-                + "    sentinel: \"proxy-injected\"\n    secret: \"file:" + secrets + "#git\"\n",
+                + "    sentinel: \"proxy-injected\"\n    secret: \"file:" + secrets + "#git\"\n"
+                + "  - name: osn\n    hosts: [\"" + API + "\"]\n    ports: [" + s3Api.httpsPort() + "]\n"
+                + "    aws_sigv4:\n      sentinel_access_key_id: " + S3_SENTINEL_KEY + "\n      sentinel_secret_access_key: "
+                + S3_SENTINEL_SECRET + "\n      access_key_id: " + S3Server.ACCESS_KEY_ID + "\n      secret_access_key: \"file:" + secrets
+                + "#s3\"\n",
                 host -> host.endsWith(".agent.test") ? List.of(java.net.InetAddress.getLoopbackAddress()) : HostResolver.SYSTEM.resolve(host));
         proxy.awaitReady(Duration.ofSeconds(5));
         bundle = dir.resolve("ca-bundle.pem");
@@ -139,7 +158,12 @@ class AgentClientsTest {
         wsOpen.close();
         git.close();
         gitOpen.close();
-        assertFalse(audit.contains(SECRET) || audit.contains(GIT_TOKEN), "a secret reached the audit log");
+        grpcApi.close();
+        grpcOpen.close();
+        s3Api.close();
+        s3Open.close();
+        assertFalse(audit.contains(SECRET) || audit.contains(GIT_TOKEN) || audit.contains(S3Server.SECRET_ACCESS_KEY),
+                "a secret reached the audit log");
     }
 
     private static SSLContext trusting(Path pem) throws Exception {
@@ -456,6 +480,156 @@ class AgentClientsTest {
         injectedAndScrubbed("/echo/go", in);
         assertTrue(in.out().endsWith("proto=HTTP/2.0"), "HTTP/2 with the proxy:\n" + in.all());
         tunnelled("/echo/go-tunnel", agent(src, env, client, openUrl("/echo/go-tunnel"), ""));
+    }
+
+    /**
+     * Go's HTTP/2 client writing what a gRPC client writes (a length-prefixed message,
+     * {@code application/grpc}, {@code TE: trailers}) to a server that speaks only HTTP/2, and
+     * reading the answer's message and its trailers ({@code grpc-status}). Intercepted, the
+     * proxy speaks HTTP/2 on both sides, injects the key, and scrubs the trailer that quotes it;
+     * tunnelled, Go and the server speak HTTP/2 to each other through the CONNECT.
+     */
+    @Test
+    void goGrpcFraming() throws Exception {
+        Path src = dir.resolve("gogrpc");
+        Files.createDirectories(src);
+        Files.writeString(src.resolve("main.go"), String.join("\n",
+                "package main",
+                "",
+                "import (",
+                "\t\"bytes\"",
+                "\t\"encoding/binary\"",
+                "\t\"fmt\"",
+                "\t\"io\"",
+                "\t\"net/http\"",
+                "\t\"os\"",
+                ")",
+                "",
+                "func main() {",
+                "\tmsg := []byte(\"hello from go\")",
+                "\tframe := append([]byte{0, 0, 0, 0, 0}, msg...)",
+                "\tbinary.BigEndian.PutUint32(frame[1:5], uint32(len(msg)))",
+                "\treq, _ := http.NewRequest(\"POST\", os.Args[1], bytes.NewReader(frame))",
+                "\treq.Header.Set(\"content-type\", \"application/grpc\")",
+                "\treq.Header.Set(\"te\", \"trailers\")",
+                "\tif os.Args[2] != \"\" {",
+                "\t\treq.Header.Set(\"x-api-key\", os.Args[2])",
+                "\t}",
+                "\tresp, err := http.DefaultClient.Do(req)",
+                "\tif err != nil {",
+                "\t\tfmt.Fprintln(os.Stderr, err)",
+                "\t\tos.Exit(1)",
+                "\t}",
+                "\tbody, _ := io.ReadAll(resp.Body) // the trailers are there once the body is read",
+                "\tif len(body) < 5 || int(binary.BigEndian.Uint32(body[1:5])) != len(body)-5 {",
+                "\t\tfmt.Fprintf(os.Stderr, \"not one gRPC message: %q\\n\", body)",
+                "\t\tos.Exit(3)",
+                "\t}",
+                "\tfmt.Printf(\"message=%s\\ngrpc-status=%s\\nx-echo-key=%s\\nproto=%s\", body[5:], resp.Trailer.Get(\"grpc-status\"),",
+                "\t\tresp.Trailer.Get(\"x-echo-key\"), resp.Proto)",
+                "}", ""));
+        Map<String, String> env = new HashMap<>(Map.of("HOME", dir.toString(), "GOCACHE", dir.resolve("gocache").toString(),
+                "GOPATH", dir.resolve("gopath").toString(), "GO111MODULE", "off"));
+        Run build = agent(src, env, "go", "build", "-o", "client", "main.go");
+        assertEquals(0, build.exit(), build.all());
+        String client = src.resolve("client").toString();
+
+        Run in = agent(src, env, client, "https://" + API + ":" + grpcApi.port() + "/echo.Echo/Say", SENTINEL);
+        assertEquals(0, in.exit(), in.all());
+        assertEquals("message=you said: hello from go\ngrpc-status=0\nx-echo-key=" + SENTINEL + "\nproto=HTTP/2.0", in.out(),
+                "the message, its trailers (the one quoting the key scrubbed), over HTTP/2");
+        H2OnlyUpstream.Seen seen = grpcApi.seen();
+        assertEquals(SECRET, seen.header("x-api-key"), "the upstream got the real key");
+        assertEquals("trailers", seen.header("te"));
+        assertEquals("hello from go", H2OnlyUpstream.grpcMessage(seen.body()));
+        JsonNode record = proxy.awaitAuditRecord(r -> r.path("port").asInt() == grpcApi.port() && "/echo.Echo/Say".equals(r.path("path").asText()));
+        assertEquals("h2", record.get("protocol").asText());
+        assertEquals("api", record.get("credential").asText());
+
+        Run tunnel = agent(src, env, client, "https://" + OPEN + ":" + grpcOpen.port() + "/echo.Echo/Say", "");
+        assertEquals(0, tunnel.exit(), tunnel.all());
+        assertTrue(tunnel.out().startsWith("message=you said: hello from go\ngrpc-status=0\n"), tunnel.all());
+        assertTrue(tunnel.out().endsWith("proto=HTTP/2.0"), tunnel.all());
+        JsonNode opaque = proxy.awaitAuditRecord(r -> "tunnel".equals(r.path("mode").asText()) && r.path("port").asInt() == grpcOpen.port());
+        assertEquals("allow", opaque.get("decision").asText());
+    }
+
+    // ---- S3: boto3 and the aws CLI -----------------------------------------------------------
+
+    /**
+     * What an S3 client is given: the sentinel key pair when intercepted (the proxy re-signs with
+     * the real one, which the server alone accepts), the real pair through a tunnel (nothing in
+     * the way); the CA bundle as {@code AWS_CA_BUNDLE}, which botocore reads (not SSL_CERT_FILE).
+     */
+    private static Map<String, String> s3Env(boolean intercepted) {
+        Map<String, String> env = new HashMap<>(Map.of("HOME", dir.toString(), "AWS_CA_BUNDLE", bundle.toString(),
+                "AWS_EC2_METADATA_DISABLED", "true", "AWS_SHARED_CREDENTIALS_FILE", dir.resolve("no-credentials").toString(),
+                "AWS_DEFAULT_REGION", "us-east-1"));
+        env.put("AWS_ACCESS_KEY_ID", intercepted ? S3_SENTINEL_KEY : S3Server.ACCESS_KEY_ID);
+        env.put("AWS_SECRET_ACCESS_KEY", intercepted ? S3_SENTINEL_SECRET : S3Server.SECRET_ACCESS_KEY);
+        return env;
+    }
+
+    /** The S3 server was reached intercepted, each request re-signed under the {@code osn} credential; or through a tunnel. */
+    private static void s3Audited(boolean intercepted, int port) throws InterruptedException {
+        JsonNode record = proxy.awaitAuditRecord(r -> r.path("port").asInt() == port
+                && (intercepted ? "PUT".equals(r.path("method").asText()) : "tunnel".equals(r.path("mode").asText())));
+        if (intercepted) {
+            assertEquals("osn", record.get("credential").asText());
+            assertEquals(200, record.get("status").asInt());
+        } else {
+            assertEquals("allow", record.get("decision").asText());
+        }
+    }
+
+    @Test
+    void boto3S3() throws Exception {
+        List<String> pythons = S3ThroughProxyTest.boto3Pythons();
+        assertFalse(pythons.isEmpty(), "no python3 with boto3: install python3-boto3 (bin/test does, as root)");
+        String script = String.join("\n",
+                "import sys, boto3",
+                "from botocore.config import Config",
+                "s = boto3.client('s3', endpoint_url=sys.argv[1], config=Config(s3={'addressing_style': 'path'}))",
+                "s.create_bucket(Bucket=sys.argv[2])",
+                "s.put_object(Bucket=sys.argv[2], Key='from boto3.txt', Body=b'hello from boto3')",
+                "assert s.get_object(Bucket=sys.argv[2], Key='from boto3.txt')['Body'].read() == b'hello from boto3'",
+                "assert [o['Key'] for o in s.list_objects_v2(Bucket=sys.argv[2])['Contents']] == ['from boto3.txt']",
+                "s.delete_object(Bucket=sys.argv[2], Key='from boto3.txt')",
+                "print('ok boto3', boto3.__version__)");
+        for (boolean intercepted : List.of(true, false)) {
+            String endpoint = intercepted ? "https://" + API + ":" + s3Api.httpsPort() : "https://" + OPEN + ":" + s3Open.httpsPort();
+            Run run = agent(dir, s3Env(intercepted), pythons.get(0), "-c", script, endpoint, intercepted ? "boto-in" : "boto-tunnel");
+            assertEquals(0, run.exit(), run.all());
+            assertTrue(run.out().startsWith("ok boto3"), run.all());
+            s3Audited(intercepted, intercepted ? s3Api.httpsPort() : s3Open.httpsPort());
+        }
+    }
+
+    @Test
+    void awsCliS3() throws Exception {
+        Path file = dir.resolve("aws-upload.txt");
+        Files.writeString(file, "hello from the aws CLI\n".repeat(1000));
+        Path config = dir.resolve("aws-config");
+        Files.writeString(config, "[default]\nregion = us-east-1\ns3 =\n    addressing_style = path\n");
+        for (boolean intercepted : List.of(true, false)) {
+            String endpoint = intercepted ? "https://" + API + ":" + s3Api.httpsPort() : "https://" + OPEN + ":" + s3Open.httpsPort();
+            String bucket = intercepted ? "cli-in" : "cli-tunnel";
+            Map<String, String> env = s3Env(intercepted);
+            env.put("AWS_CONFIG_FILE", config.toString());
+            Run mb = agent(dir, env, "aws", "s3", "mb", "s3://" + bucket, "--endpoint-url", endpoint);
+            assertEquals(0, mb.exit(), mb.all());
+            Run up = agent(dir, env, "aws", "s3", "cp", file.toString(), "s3://" + bucket + "/up.txt", "--endpoint-url", endpoint);
+            assertEquals(0, up.exit(), up.all());
+            Path back = dir.resolve(bucket + ".back");
+            Run down = agent(dir, env, "aws", "s3", "cp", "s3://" + bucket + "/up.txt", back.toString(), "--endpoint-url", endpoint);
+            assertEquals(0, down.exit(), down.all());
+            assertEquals(Files.readString(file), Files.readString(back));
+            Run ls = agent(dir, env, "aws", "s3", "ls", "s3://" + bucket + "/", "--endpoint-url", endpoint);
+            assertTrue(ls.out().contains("up.txt"), ls.all());
+            Run rm = agent(dir, env, "aws", "s3", "rm", "s3://" + bucket + "/up.txt", "--endpoint-url", endpoint);
+            assertEquals(0, rm.exit(), rm.all());
+            s3Audited(intercepted, intercepted ? s3Api.httpsPort() : s3Open.httpsPort());
+        }
     }
 
     // ---- the README's table -------------------------------------------------------------------

@@ -99,6 +99,8 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
             }
         } else if (phase != Phase.LINGERING && phase != Phase.CLOSING) {
             ctx.fireUserEventTriggered(evt);
+        } else {
+            io.netty.util.ReferenceCountUtil.release(evt); // an agent's GOAWAY reaches a stream as a buffer
         }
     }
 

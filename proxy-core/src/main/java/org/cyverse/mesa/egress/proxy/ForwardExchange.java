@@ -109,9 +109,12 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         upload.body(content);
     }
 
+    /** Once its answer began, an upstream may stop taking the body (a 413; RFC 9113 8.1): the download goes on, and sees a cut itself. */
     @Override // what the upload tells the exchange (RequestUpload.Listener)
     public void uploadFailed() {
-        upstreamClosed();
+        if (download != Download.STREAMING && download != Download.COMPLETE) {
+            upstreamClosed();
+        }
     }
 
     @Override

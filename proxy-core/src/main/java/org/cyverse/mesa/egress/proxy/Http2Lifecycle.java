@@ -1,7 +1,7 @@
 package org.cyverse.mesa.egress.proxy;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http2.Http2Connection;
+import java.util.function.BooleanSupplier;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
@@ -16,17 +16,17 @@ import java.util.concurrent.TimeUnit;
  */
 final class Http2Lifecycle extends IdleStateHandler {
 
-    private final Http2Connection upstream;
+    private final BooleanSupplier streamsOpen;
 
-    /** @param upstream the connection's state when it is one to an upstream, {@code null} for an agent's */
-    Http2Lifecycle(long idleMillis, Http2Connection upstream) {
+    /** @param streamsOpen for a connection to an upstream, whether a stream is open on it; {@code null} for an agent's */
+    Http2Lifecycle(long idleMillis, BooleanSupplier streamsOpen) {
         super(0, 0, idleMillis, TimeUnit.MILLISECONDS);
-        this.upstream = upstream;
+        this.streamsOpen = streamsOpen;
     }
 
     @Override
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-        if (upstream == null || upstream.numActiveStreams() == 0) {
+        if (streamsOpen == null || !streamsOpen.getAsBoolean()) {
             ctx.close();
         }
     }

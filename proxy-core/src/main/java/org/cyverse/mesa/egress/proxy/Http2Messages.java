@@ -25,11 +25,16 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
  * request that came whole (a HEADERS frame that ends the stream) is handed on as a head and its
  * end, as the decoder hands them. An interim answer (a relayed {@code 100 Continue}, a
  * {@code 103}) comes from the upstream's HTTP/1.1 as a head and an empty end; the codec takes it
- * only whole, as one HEADERS frame.
+ * only whole, as one HEADERS frame. A final answer without a body (a 204, a gRPC status in a
+ * trailers-only answer) is written whole as well, so that its one HEADERS frame ends the stream
+ * (gRPC clients read a HEADERS frame followed by an empty DATA frame as a stream without
+ * trailers): the head waits for what comes next, at most until the next flush.
  */
 final class Http2Messages extends ChannelDuplexHandler {
 
     private boolean interimEnd; // the empty end of an interim answer written whole is still to come
+    private HttpResponse head;  // a final head waiting to see whether its end follows at once, empty
+    private ChannelPromise headPromise;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -64,6 +69,57 @@ final class Http2Messages extends ChannelDuplexHandler {
             promise.setSuccess();
             return;
         }
+        if (head != null && msg instanceof LastHttpContent end && !end.content().isReadable() && end.trailingHeaders().isEmpty()) {
+            end.release();
+            HttpResponse whole = new DefaultFullHttpResponse(head.protocolVersion(), head.status(), Unpooled.EMPTY_BUFFER, head.headers(),
+                    new DefaultHttpHeaders());
+            ChannelPromise forHead = headPromise;
+            head = null;
+            ctx.write(whole).addListener(f -> {
+                if (f.isSuccess()) {
+                    forHead.trySuccess();
+                    promise.trySuccess();
+                } else {
+                    forHead.tryFailure(f.cause());
+                    promise.tryFailure(f.cause());
+                }
+            });
+            return;
+        }
+        writeHead(ctx);
+        if (msg instanceof HttpResponse response && !(msg instanceof FullHttpResponse)) {
+            head = response;
+            headPromise = promise;
+            return;
+        }
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        writeHead(ctx);
+        ctx.flush();
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        writeHead(ctx);
+        ctx.close(promise);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (head != null) {
+            head = null;
+            headPromise.tryFailure(new java.nio.channels.ClosedChannelException());
+        }
+    }
+
+    private void writeHead(ChannelHandlerContext ctx) {
+        if (head != null) {
+            HttpResponse waiting = head;
+            head = null;
+            ctx.write(waiting, headPromise);
+        }
     }
 }

@@ -23,6 +23,8 @@ final class Http2Upstream implements UpstreamConnection {
     private final Channel parent;
     private final Http2Connection connection;
     private final String authority;
+    /** Streams opened on it and not yet closed (one whose head waits for its body's scan counts, unlike Netty's active streams). */
+    private int open;
 
     Http2Upstream(Channel parent, Http2Connection connection, Destination destination) {
         this.parent = parent;
@@ -32,7 +34,17 @@ final class Http2Upstream implements UpstreamConnection {
 
     /** Whether a new stream for {@code destination} can be opened on it now. */
     boolean carries(Destination destination) {
-        return usable() && authority.equals(destination.authority()) && connection.local().canOpenStream();
+        return usable() && authority.equals(destination.authority()) && open < connection.local().maxActiveStreams();
+    }
+
+    /** Whether a stream is open on it: it is not idle then, however long the upstream is quiet. */
+    boolean streamsOpen() {
+        return open > 0;
+    }
+
+    /** Whether the connection is still up (it may be draining after a GOAWAY). */
+    boolean connected() {
+        return parent.isActive();
     }
 
     /** Whether it can still carry streams at all (it is open, and neither side said GOAWAY). */
@@ -49,10 +61,15 @@ final class Http2Upstream implements UpstreamConnection {
         Promise<UpstreamLink> link = parent.eventLoop().newPromise();
         new Http2StreamChannelBootstrap(parent)
                 .option(ChannelOption.AUTO_READ, false)
+                // A write that fails (the upstream reset the stream after answering) must not close the
+                // stream under the answer still queued on it: it closes once that was read.
+                .option(ChannelOption.AUTO_CLOSE, false)
                 .handler(Pipelines.upstreamStream(state, handler, teTrailers))
                 .open()
                 .addListener((Future<Http2StreamChannel> f) -> {
                     if (f.isSuccess()) {
+                        open++;
+                        f.getNow().closeFuture().addListener(closed -> open--);
                         link.trySuccess(UpstreamLink.stream(f.getNow(), handler, destination));
                     } else {
                         link.tryFailure(new DialFailure(Refusals.of(Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(),

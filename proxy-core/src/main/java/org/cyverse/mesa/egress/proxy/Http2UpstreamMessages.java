@@ -24,8 +24,11 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
  * the upstream sent them; an answer that came whole (a HEADERS frame that ends the stream: a 204,
  * a gRPC error with its status in the headers) is handed on as a head and its end, the head with
  * the length it has (none, which HTTP/1.1 reads as "until the close", would end the client's
- * connection). Once the final answer has ended, the stream's close is its normal end, not an
- * upstream gone away: it is not passed on. Toward the upstream, {@code TE: trailers} is said when
+ * connection), except where no length belongs (1xx, 204, 304, an answer to HEAD). A body shorter
+ * or longer than its {@code Content-Length} (Netty checks a length only once DATA came) is no
+ * end: the stream is closed and the exchange learns the upstream failed, as a cut HTTP/1.1 body
+ * would tell it, so that no client waits for bytes that never come. Once the final answer has
+ * ended, the stream's close is its normal end, not an upstream gone away: it is not passed on. Toward the upstream, {@code TE: trailers} is said when
  * the client said it (HTTP/1.1 strips it as hop-by-hop; HTTP/2 allows that one value).
  */
 final class Http2UpstreamMessages extends ChannelDuplexHandler {
@@ -34,6 +37,8 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
     private boolean headRequest;
     private boolean finalHead; // the final (non-1xx) head has been handed on
     private boolean ended;     // and its end
+    private long declared = -1; // the final head's Content-Length where one must hold, else -1
+    private long received;
 
     Http2UpstreamMessages(boolean teTrailers) {
         this.teTrailers = teTrailers;
@@ -54,12 +59,18 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpResponse response) {
             strip(response.headers());
+            int status = response.status().code();
             boolean interim = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+            boolean lengthless = interim || headRequest || status == 204 || status == 304;
             finalHead |= !interim;
+            if (!lengthless) {
+                declared = HttpUtil.getContentLength(response, -1L);
+            }
             if (msg instanceof FullHttpResponse full) {
                 HttpResponse head = new DefaultHttpResponse(full.protocolVersion(), full.status(), full.headers());
-                if (!interim && !headRequest && !HttpUtil.isContentLengthSet(head) && !HttpUtil.isTransferEncodingChunked(head)) {
+                if (!lengthless && declared < 0 && !HttpUtil.isTransferEncodingChunked(head)) {
                     HttpUtil.setContentLength(head, full.content().readableBytes());
+                    declared = full.content().readableBytes();
                 }
                 DefaultLastHttpContent end = new DefaultLastHttpContent(full.content().retain());
                 end.trailingHeaders().set(full.trailingHeaders());
@@ -76,10 +87,18 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
             fireContent(ctx, last);
             return;
         }
+        if (finalHead && msg instanceof io.netty.handler.codec.http.HttpContent content) {
+            received += content.content().readableBytes();
+        }
         ctx.fireChannelRead(msg);
     }
 
     private void fireContent(ChannelHandlerContext ctx, LastHttpContent end) {
+        if (finalHead && declared >= 0 && received + end.content().readableBytes() != declared) {
+            end.release();
+            ctx.close(); // not ended: the exchange hears of an upstream that failed mid-answer
+            return;
+        }
         ended |= finalHead;
         ctx.fireChannelRead(end);
     }

@@ -82,7 +82,7 @@ final class IdleUpstreams {
         if (!tls || !state.config().tls().http2() || WebSocketUpgrade.requested(request)) {
             return UpstreamLink.dial(proxy.dialer, destination, state, loop, tls);
         }
-        http2.removeIf(h2 -> !h2.usable());
+        http2.removeIf(h2 -> !h2.connected()); // one draining after a GOAWAY stays, to be closed with the rest
         for (Http2Upstream h2 : http2) {
             if (h2.carries(destination)) {
                 return h2.open(state, destination, teTrailers);
@@ -93,7 +93,7 @@ final class IdleUpstreams {
             if (!f.isSuccess()) {
                 link.tryFailure(f.cause());
             } else if (f.getNow() instanceof Http2Upstream h2) {
-                put(h2); // the streams of requests meanwhile open on it too
+                put(h2); // later requests open their streams on it too
                 h2.open(state, destination, teTrailers).addListener((Future<UpstreamLink> s) -> {
                     if (!(s.isSuccess() ? link.trySuccess(s.getNow()) : link.tryFailure(s.cause())) && s.isSuccess()) {
                         s.getNow().close();

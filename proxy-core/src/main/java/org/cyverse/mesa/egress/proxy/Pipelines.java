@@ -102,16 +102,32 @@ final class Pipelines {
      * each stream reads when its exchange asks, which is what lets HTTP/2 flow control hold the
      * upstream back.
      */
-    static Http2FrameCodec upstreamHttp2(ChannelPipeline p, ProxyState state) {
+    static Http2FrameCodec upstreamHttp2(ChannelPipeline p, ProxyState state, java.util.function.BooleanSupplier streamsOpen) {
         Http2FrameCodec codec = Http2FrameCodecBuilder.forClient().validateHeaders(true)
-                .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).maxHeaderListSize(state.config().limits().maxHeaderBytes()))
+                .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(UPSTREAM_STREAM_WINDOW)
+                        .maxHeaderListSize(state.config().limits().maxHeaderBytes()))
                 .build();
         p.addLast(PipelineNames.H2_CODEC, codec)
-                .addLast(PipelineNames.IDLE, new Http2Lifecycle(state.config().limits().idleTimeout().toMillis(), codec.connection()))
+                .addLast(PipelineNames.IDLE, new Http2Lifecycle(state.config().limits().idleTimeout().toMillis(), streamsOpen))
                 .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+        try {
+            var connection = codec.connection().connectionStream();
+            codec.connection().local().flowController().incrementWindowSize(connection, UPSTREAM_CONNECTION_WINDOW - 65_535);
+        } catch (io.netty.handler.codec.http2.Http2Exception e) {
+            throw new IllegalStateException("cannot widen the upstream connection's window", e);
+        }
         p.channel().config().setAutoRead(true);
         return codec;
     }
+
+    /**
+     * Flow-control windows toward an upstream HTTP/2 connection: what it may send a stream, and all
+     * streams, ahead of the proxy reading it (the defaults, 64 KiB, would let a download over a
+     * 50 ms path reach about 1.3 MB/s, and one stream a slow client reads would hold up the rest).
+     * A stream is read only as fast as its client takes it, so this is also what the proxy buffers
+     * at most per stream and per connection.
+     */
+    static final int UPSTREAM_STREAM_WINDOW = 512 * 1024, UPSTREAM_CONNECTION_WINDOW = 2 * 1024 * 1024;
 
     /** A stream toward an upstream: frames to HTTP/1.1 objects and back, {@link Http2UpstreamMessages}, the idle watch, {@code handler}. */
     static ChannelInitializer<Http2StreamChannel> upstreamStream(ProxyState state, UpstreamHandler handler, boolean teTrailers) {

@@ -70,7 +70,11 @@ final class UpstreamHandler extends ChannelInboundHandlerAdapter {
             } else {
                 ctx.close();
             }
+            return;
         }
+        // Anything else on: on a stream, Netty's multiplexer hands the upstream's GOAWAY (a buffer)
+        // and RST_STREAM here; the pipeline's end releases them.
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override

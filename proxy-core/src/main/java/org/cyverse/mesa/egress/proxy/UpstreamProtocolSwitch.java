@@ -60,8 +60,10 @@ final class UpstreamProtocolSwitch extends ApplicationProtocolNegotiationHandler
     protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
         Destination d = destination;
         if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-            Http2FrameCodec codec = Pipelines.upstreamHttp2(ctx.pipeline(), state);
-            if (!dialed.trySuccess(new Http2Upstream(ctx.channel(), codec.connection(), d))) {
+            Http2Upstream[] made = new Http2Upstream[1]; // the idle watch asks it, once it exists, whether streams are open
+            Http2FrameCodec codec = Pipelines.upstreamHttp2(ctx.pipeline(), state, () -> made[0] != null && made[0].streamsOpen());
+            made[0] = new Http2Upstream(ctx.channel(), codec.connection(), d);
+            if (!dialed.trySuccess(made[0])) {
                 ctx.close();
             }
         } else {

@@ -46,6 +46,8 @@ class Http2UpstreamTest {
     static Path dir;
 
     private static H2OnlyUpstream upstream;
+    /** One that allows two streams at once (SETTINGS_MAX_CONCURRENT_STREAMS 2). */
+    private static H2OnlyUpstream narrow;
     private static ProxyFixture proxy;
     private static javax.net.ssl.SSLContext trustProxy;
 
@@ -53,14 +55,15 @@ class Http2UpstreamTest {
     static void start() throws Exception {
         TestPki pki = new TestPki("h2-only");
         upstream = new H2OnlyUpstream(pki.serverContext("localhost"));
+        narrow = new H2OnlyUpstream(pki.serverContext("localhost"), 2);
         Path secrets = dir.resolve("secrets.yaml");
         Files.writeString(secrets, "anthropic: \"" + SECRET + "\"\n");
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + pki.writeCaPem(dir.resolve("upstream-ca.pem")) + "\"\n  intercept: all\n  http2: true\n"
-                + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + "]\n"
+                + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + ", " + narrow.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n"
-                + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + "]\n"
+                + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + ", " + narrow.port() + "]\n"
                 + "    sentinel: \"" + SENTINEL + "\"\n    header: \"x-api-key\"\n    format: \"{secret}\"\n"
                 + "    secret: \"file:" + secrets + "#anthropic\"\n");
         proxy.awaitReady(Duration.ofSeconds(5));
@@ -72,6 +75,7 @@ class Http2UpstreamTest {
         String audit = proxy.auditText();
         proxy.close();
         upstream.close();
+        narrow.close();
         assertFalse(audit.contains(SECRET), "the secret reached the audit log");
     }
 
@@ -81,7 +85,7 @@ class Http2UpstreamTest {
     }
 
     /** A response as an HTTP/2 client reads it off one stream: its HEADERS blocks in order, its DATA. */
-    record Answer(List<Http2Headers> headers, byte[] data, boolean ended, long resetCode) {}
+    record Answer(List<Http2Headers> headers, byte[] data, boolean ended, long resetCode, boolean endedOnHeaders) {}
 
     private static Answer call(RawHttp2 client, int stream) throws Exception {
         List<Http2Headers> headers = new ArrayList<>();
@@ -95,13 +99,13 @@ class Http2UpstreamTest {
             } else if (f.type() == RawHttp2.DATA) {
                 data.write(f.payload());
             } else if (f.type() == RawHttp2.RST_STREAM) {
-                return new Answer(headers, data.toByteArray(), false, f.errorCode());
+                return new Answer(headers, data.toByteArray(), false, f.errorCode(), false);
             }
             if ((f.flags() & RawHttp2.END_STREAM) != 0 && (f.type() == RawHttp2.HEADERS || f.type() == RawHttp2.DATA)) {
-                return new Answer(headers, data.toByteArray(), true, -1);
+                return new Answer(headers, data.toByteArray(), true, -1, f.type() == RawHttp2.HEADERS);
             }
         }
-        return new Answer(headers, data.toByteArray(), false, -1);
+        return new Answer(headers, data.toByteArray(), false, -1, false);
     }
 
     private static RawHttp2 client() throws Exception {
@@ -170,7 +174,9 @@ class Http2UpstreamTest {
             client.frame(RawHttp2.DATA, RawHttp2.END_STREAM, 1, H2OnlyUpstream.grpcFrame("anyone?")).flush();
             Answer answer = call(client, 1);
 
-            assertTrue(answer.ended());
+            assertTrue(answer.endedOnHeaders(), "one HEADERS frame that ends the stream, as gRPC clients read a trailers-only answer: "
+                    + answer);
+            assertEquals(1, answer.headers().size());
             Http2Headers head = answer.headers().get(0);
             assertEquals("200", String.valueOf(head.status()));
             assertEquals("12", String.valueOf(head.get("grpc-status")), "the status gRPC reads from a trailers-only answer");
@@ -253,5 +259,53 @@ class Http2UpstreamTest {
         JsonNode record = proxy.awaitAuditRecord(r -> "secret_leak".equals(r.path("reason").asText()));
         assertEquals("body", record.get("place").asText());
         assertNull(upstream.seen(), "nothing else reached the upstream");
+    }
+
+    @Test
+    void anAnswerWithoutTheBodyItsLengthDeclaresIsCutNotWaitedFor() throws Exception {
+        HttpClient http1 = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                .sslContext(trustProxy).version(HttpClient.Version.HTTP_1_1).build();
+        CompletableFuture<HttpResponse<String>> response = http1.sendAsync(HttpRequest.newBuilder(
+                URI.create("https://localhost:" + upstream.port() + "/short")).build(), HttpResponse.BodyHandlers.ofString());
+        java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> response.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                "the client got an answer that claims 100 bytes it never had, or waited");
+        assertTrue(failed.getCause() instanceof java.io.IOException, String.valueOf(failed.getCause()));
+        JsonNode record = proxy.awaitAuditRecord(r -> "/short".equals(r.path("path").asText()));
+        assertEquals("upstream_unreachable", record.get("reason").asText());
+    }
+
+    /** RFC 9113 section 8.1: a server may answer whole before the body ended and reset the rest (NO_ERROR); the answer stands. */
+    @Test
+    void anUpstreamThatAnswersBeforeTheBodyEndsIsHeard() throws Exception {
+        try (RawHttp2 client = client()) {
+            client.frame(RawHttp2.HEADERS, RawHttp2.END_HEADERS, 1, client.requestBlock("POST", "/early", "content-type", "text/plain"));
+            byte[] filler = new byte[16_000];
+            java.util.Arrays.fill(filler, (byte) 'e');
+            for (int i = 0; i < 80; i++) { // past the hold bound: the head goes upstream at 1 MiB and is answered at once
+                client.dataWithinWindows(0, 1, filler);
+            }
+            client.dataWithinWindows(RawHttp2.END_STREAM, 1, new byte[0]).flush();
+            Answer answer = call(client, 1);
+            assertEquals("413", String.valueOf(answer.headers().get(0).status()), "the upstream's answer: " + answer);
+            assertEquals("too large, stop", new String(answer.data(), java.nio.charset.StandardCharsets.UTF_8), "answer: " + answer);
+        }
+        JsonNode record = proxy.awaitAuditRecord(r -> "/early".equals(r.path("path").asText()));
+        assertEquals(413, record.get("status").asInt());
+    }
+
+    @Test
+    void streamsPastTheUpstreamsConcurrencyLimitGoOnAnotherConnection() throws Exception {
+        HttpClient h2 = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.port())))
+                .sslContext(trustProxy).version(HttpClient.Version.HTTP_2).build();
+        URI slow = URI.create("https://localhost:" + narrow.port() + "/slow");
+        List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            burst.add(h2.sendAsync(HttpRequest.newBuilder(slow).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> r : burst) {
+            assertEquals(200, r.get().statusCode(), "no request refused for the upstream's limit of 2 streams");
+        }
+        assertTrue(narrow.connections() >= 3, "6 overlapping requests, 2 streams per connection: " + narrow.connections() + " connections");
     }
 }

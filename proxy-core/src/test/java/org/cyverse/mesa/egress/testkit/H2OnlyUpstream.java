@@ -51,7 +51,12 @@ import javax.net.ssl.SSLParameters;
  *       HEADERS frame that ends the stream;</li>
  *   <li>{@code /plain}: {@code 200 text/plain} {@code "plain over h2; key KEY"};</li>
  *   <li>{@code /slow}: as {@code /plain}, 300 ms later (so that requests overlap);</li>
- *   <li>{@code /reset}: RST_STREAM {@code INTERNAL_ERROR}, no answer.</li>
+ *   <li>{@code /reset}: RST_STREAM {@code INTERNAL_ERROR}, no answer;</li>
+ *   <li>{@code /short}: a HEADERS frame that declares {@code content-length: 100} and ends the
+ *       stream (no body);</li>
+ *   <li>{@code /early}: as soon as the request's HEADERS came (its body still coming),
+ *       {@code 413} with a body that ends the stream, then RST_STREAM {@code NO_ERROR}, as RFC
+ *       9113 section 8.1 lets a server stop a body it does not want.</li>
  * </ul>
  * Each request is recorded ({@link #seen}) with its headers, body, trailers and whether the
  * stream ended cleanly; {@link #connections} counts the TCP connections accepted.
@@ -72,6 +77,11 @@ public final class H2OnlyUpstream implements AutoCloseable {
     private final BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
 
     public H2OnlyUpstream(SSLContext tls) throws InterruptedException {
+        this(tls, 100);
+    }
+
+    /** @param maxConcurrentStreams the SETTINGS_MAX_CONCURRENT_STREAMS it announces */
+    public H2OnlyUpstream(SSLContext tls, int maxConcurrentStreams) throws InterruptedException {
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -83,7 +93,8 @@ public final class H2OnlyUpstream implements AutoCloseable {
                         parameters.setApplicationProtocols(new String[] {"h2"});
                         engine.setSSLParameters(parameters);
                         ch.pipeline().addLast(new SslHandler(engine))
-                                .addLast(Http2FrameCodecBuilder.forServer().build())
+                                .addLast(Http2FrameCodecBuilder.forServer().initialSettings(io.netty.handler.codec.http2.Http2Settings
+                                        .defaultSettings().maxConcurrentStreams(maxConcurrentStreams)).build())
                                 .addLast(new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                                     @Override
                                     protected void initChannel(Http2StreamChannel stream) {
@@ -135,12 +146,27 @@ public final class H2OnlyUpstream implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (recorded && !(msg instanceof Http2HeadersFrame) && headers != null && "/early".equals(String.valueOf(headers.path()))) {
+                ReferenceCountUtil.release(msg); // the rest of a body it stopped
+                return;
+            }
             try {
                 if (msg instanceof Http2HeadersFrame frame) {
                     if (headers == null) {
                         headers = frame.headers();
                         if (frame.isEndStream()) {
                             answer(ctx, null);
+                        } else if ("/early".equals(String.valueOf(headers.path()))) {
+                            recorded = true;
+                            seen.add(new Seen(headers, new byte[0], null, false));
+                            // After this read, where a stream's flush waits for the connection's: the DATA must be
+                            // flushed before the reset (Netty's flow controller drops DATA still queued at one), and
+                            // the reset follows at once, so that the proxy reads the frames together.
+                            ctx.executor().execute(() -> {
+                                ctx.write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("413").add("content-type", "text/plain")));
+                                ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.copiedBuffer("too large, stop", StandardCharsets.UTF_8), true));
+                                ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR));
+                            });
                         }
                     } else {
                         answer(ctx, frame.headers());
@@ -184,6 +210,8 @@ public final class H2OnlyUpstream implements AutoCloseable {
                 case "/plain" -> plain(ctx, key);
                 case "/slow" -> ctx.executor().schedule(() -> plain(ctx, key), 300, TimeUnit.MILLISECONDS);
                 case "/reset" -> ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.INTERNAL_ERROR));
+                case "/short" -> ctx.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200")
+                        .add("content-length", "100"), true));
                 default -> ctx.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("404"), true));
             }
         }

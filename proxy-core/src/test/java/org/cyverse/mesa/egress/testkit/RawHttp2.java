@@ -90,19 +90,27 @@ public final class RawHttp2 implements AutoCloseable {
 
     private long connectionWindow = 65_535;
     private final java.util.Map<Integer, Long> streamWindows = new java.util.HashMap<>();
+    private final java.util.ArrayDeque<Frame> readAhead = new java.util.ArrayDeque<>();
+    private final java.util.Set<Integer> reset = new java.util.HashSet<>();
 
     /**
      * Writes a DATA frame within the peer's flow-control windows (initial 65,535 each, as the
-     * proxy announces): first reads, and drops, what comes until WINDOW_UPDATEs make room.
+     * proxy announces): first reads what comes until WINDOW_UPDATEs make room (other frames are
+     * kept for {@link #read}). Once the peer reset {@code stream}, writes nothing more on it.
      */
     public RawHttp2 dataWithinWindows(int flags, int stream, byte[] payload) throws IOException {
         flush();
-        while (connectionWindow < payload.length || streamWindows.getOrDefault(stream, 65_535L) < payload.length) {
-            Frame f = read();
+        while (!reset.contains(stream) && (connectionWindow < payload.length || streamWindows.getOrDefault(stream, 65_535L) < payload.length)) {
+            Frame f = readWire();
             if (f == null) {
                 throw new EOFException("the connection ended while waiting for flow-control credit");
             }
-            if (f.type() == WINDOW_UPDATE) {
+            if (f.type() != WINDOW_UPDATE) {
+                readAhead.add(f);
+                if (f.type() == RST_STREAM) {
+                    reset.add(f.stream());
+                }
+            } else {
                 long increment = java.nio.ByteBuffer.wrap(f.payload()).getInt() & 0x7fffffffL;
                 if (f.stream() == 0) {
                     connectionWindow += increment;
@@ -110,6 +118,9 @@ public final class RawHttp2 implements AutoCloseable {
                     streamWindows.merge(f.stream(), increment, Long::sum);
                 }
             }
+        }
+        if (reset.contains(stream)) {
+            return this;
         }
         connectionWindow -= payload.length;
         streamWindows.put(stream, streamWindows.getOrDefault(stream, 65_535L) - payload.length);
@@ -146,8 +157,13 @@ public final class RawHttp2 implements AutoCloseable {
         }
     }
 
-    /** Reads the next frame; {@code null} at the end of the stream. */
+    /** Reads the next frame (first those read ahead while waiting for flow-control credit); {@code null} at the end of the stream. */
     public Frame read() throws IOException {
+        Frame ahead = readAhead.poll();
+        return ahead != null ? ahead : readWire();
+    }
+
+    private Frame readWire() throws IOException {
         byte[] header = new byte[9];
         try {
             in.readFully(header);
