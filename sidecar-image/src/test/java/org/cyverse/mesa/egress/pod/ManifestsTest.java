@@ -77,6 +77,7 @@ class ManifestsTest {
                 Map.entry("NO_PROXY", "localhost,127.0.0.1"), Map.entry("no_proxy", "localhost,127.0.0.1"),
                 Map.entry("SSL_CERT_FILE", SHARE + "/bundle.pem"), Map.entry("REQUESTS_CA_BUNDLE", SHARE + "/bundle.pem"),
                 Map.entry("CURL_CA_BUNDLE", SHARE + "/bundle.pem"), Map.entry("GIT_SSL_CAINFO", SHARE + "/bundle.pem"),
+                Map.entry("AWS_CA_BUNDLE", SHARE + "/bundle.pem"), // boto3 and the aws CLI read only this
                 Map.entry("NODE_EXTRA_CA_CERTS", SHARE + "/bundle.pem"), // with a private tls.upstream_ca, tunnelled hosts need it too
                 Map.entry("NODE_USE_ENV_PROXY", "1"), Map.entry("NODE_OPTIONS", "--require=" + SHARE + "/node-proxy.cjs"),
                 Map.entry("JAVA_TOOL_OPTIONS", "-Djavax.net.ssl.trustStore=" + SHARE + "/truststore.p12 "
