@@ -471,11 +471,8 @@ class AgentClientsTest {
                 "\t\tos.Exit(2)",
                 "\t}",
                 "}", ""));
-        Map<String, String> env = new HashMap<>(Map.of("HOME", dir.toString(), "GOCACHE", dir.resolve("gocache").toString(),
-                "GOPATH", dir.resolve("gopath").toString(), "GO111MODULE", "off"));
-        Run build = agent(src, env, "go", "build", "-o", "client", "main.go");
-        assertEquals(0, build.exit(), build.all());
-        String client = src.resolve("client").toString();
+        Map<String, String> env = goEnv();
+        String client = goBuild(src, env);
         Run in = agent(src, env, client, apiUrl("/echo/go"), SENTINEL);
         injectedAndScrubbed("/echo/go", in);
         assertTrue(in.out().endsWith("proto=HTTP/2.0"), "HTTP/2 with the proxy:\n" + in.all());
@@ -528,11 +525,8 @@ class AgentClientsTest {
                 "\tfmt.Printf(\"message=%s\\ngrpc-status=%s\\nx-echo-key=%s\\nproto=%s\", body[5:], resp.Trailer.Get(\"grpc-status\"),",
                 "\t\tresp.Trailer.Get(\"x-echo-key\"), resp.Proto)",
                 "}", ""));
-        Map<String, String> env = new HashMap<>(Map.of("HOME", dir.toString(), "GOCACHE", dir.resolve("gocache").toString(),
-                "GOPATH", dir.resolve("gopath").toString(), "GO111MODULE", "off"));
-        Run build = agent(src, env, "go", "build", "-o", "client", "main.go");
-        assertEquals(0, build.exit(), build.all());
-        String client = src.resolve("client").toString();
+        Map<String, String> env = goEnv();
+        String client = goBuild(src, env);
 
         Run in = agent(src, env, client, "https://" + API + ":" + grpcApi.port() + "/echo.Echo/Say", SENTINEL);
         assertEquals(0, in.exit(), in.all());
@@ -630,6 +624,19 @@ class AgentClientsTest {
             assertEquals(0, rm.exit(), rm.all());
             s3Audited(intercepted, intercepted ? s3Api.httpsPort() : s3Open.httpsPort());
         }
+    }
+
+    /** Go's build and run environment, in the test's directory (GOPATH mode: the programs use the standard library only). */
+    private static Map<String, String> goEnv() {
+        return new HashMap<>(Map.of("HOME", dir.toString(), "GOCACHE", dir.resolve("gocache").toString(),
+                "GOPATH", dir.resolve("gopath").toString(), "GO111MODULE", "off"));
+    }
+
+    /** Builds {@code src/main.go}; the client binary's path. */
+    private static String goBuild(Path src, Map<String, String> env) throws Exception {
+        Run build = agent(src, env, "go", "build", "-o", "client", "main.go");
+        assertEquals(0, build.exit(), build.all());
+        return src.resolve("client").toString();
     }
 
     // ---- the README's table -------------------------------------------------------------------
