@@ -44,8 +44,11 @@ final class UpstreamProtocolSwitch extends ApplicationProtocolNegotiationHandler
                         return;
                     }
                     Channel channel = f.getNow();
-                    channel.closeFuture().addListener(closed -> dialed.tryFailure(new DialFailure(Refusals.of(Reason.UPSTREAM_UNREACHABLE,
-                            destination.host(), state.profile(), "the upstream closed the connection during the TLS handshake"))));
+                    // Later than the close: a failed handshake closes the channel as it reports itself, and
+                    // its reason (upstream_tls_error, saying what failed) is the one the client gets.
+                    channel.closeFuture().addListener(closed -> loop.execute(() -> dialed.tryFailure(new DialFailure(Refusals.of(
+                            Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(),
+                            "the upstream closed the connection during the TLS handshake")))));
                     dialed.addListener(done -> {
                         if (!done.isSuccess() || dialed.isCancelled()) {
                             channel.close();

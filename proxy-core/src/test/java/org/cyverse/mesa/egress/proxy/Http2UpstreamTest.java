@@ -61,6 +61,7 @@ class Http2UpstreamTest {
         proxy = ProxyFixture.start("profile: P2\n"
                 + "tls:\n  upstream_ca: \"" + pki.writeCaPem(dir.resolve("upstream-ca.pem")) + "\"\n  intercept: all\n  http2: true\n"
                 + "allow:\n  - host: \"localhost\"\n    ports: [" + upstream.port() + ", " + narrow.port() + "]\n"
+                + "  - host: \"127.0.0.1\"\n    ports: [" + upstream.port() + "]\n"
                 + "network:\n  allow_private: [\"127.0.0.1/32\"]\n"
                 + "credentials:\n"
                 + "  - name: anthropic\n    hosts: [\"localhost\"]\n    ports: [" + upstream.port() + ", " + narrow.port() + "]\n"
@@ -307,5 +308,25 @@ class Http2UpstreamTest {
             assertEquals(200, r.get().statusCode(), "no request refused for the upstream's limit of 2 streams");
         }
         assertTrue(narrow.connections() >= 3, "6 overlapping requests, 2 streams per connection: " + narrow.connections() + " connections");
+    }
+
+    /**
+     * With {@code tls.http2} the CONNECT's answer waits for the upstream's handshake (ALPN must be
+     * known before the first request), so a certificate that does not verify is the CONNECT's own
+     * refusal: here the upstream's certificate names {@code localhost}, not {@code 127.0.0.1}.
+     */
+    @Test
+    void anUpstreamCertificateThatDoesNotVerifyIsTheConnectsOwnAnswer() throws Exception {
+        try (java.net.Socket raw = new java.net.Socket("127.0.0.1", proxy.port())) {
+            raw.setSoTimeout(10_000);
+            raw.getOutputStream().write(("CONNECT 127.0.0.1:" + upstream.port() + " HTTP/1.1\r\nHost: 127.0.0.1:" + upstream.port()
+                    + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String head = org.cyverse.mesa.egress.testkit.ConnectTunnel.readHead(raw.getInputStream());
+            assertTrue(head.startsWith("HTTP/1.1 502"), head);
+            assertTrue(head.toLowerCase().contains("upstream_tls_error"), head);
+        }
+        JsonNode record = proxy.awaitAuditRecord(r -> "CONNECT".equals(r.path("method").asText()) && "127.0.0.1".equals(r.path("host").asText()));
+        assertEquals("upstream_tls_error", record.get("reason").asText());
+        assertNull(upstream.seen(), "no request reached the upstream");
     }
 }

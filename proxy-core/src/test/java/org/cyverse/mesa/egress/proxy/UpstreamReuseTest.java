@@ -65,19 +65,22 @@ class UpstreamReuseTest {
         }
     }
 
-    @Test
-    void anInterceptedTunnelKeepsOneUpstreamConnectionForAllItsRequests() throws Exception {
+    /** With {@code tls.http2} too: the CONNECT's dial then negotiates, and an HTTP/1.1 upstream must be kept as before. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "tls.http2: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void anInterceptedTunnelKeepsOneUpstreamConnectionForAllItsRequests(boolean http2) throws Exception {
         TestPki pki = new TestPki("upstream");
         Path upstreamCa = pki.writeCaPem(dir.resolve("upstream-ca.pem"));
         Files.writeString(dir.resolve("secret.txt"), "sk-real-upstream-secret-1234\n");
         try (HttpsUpstream upstream = new HttpsUpstream(pki.serverContext("localhost"), "127.0.0.1");
                 ProxyFixture proxy = ProxyFixture.start("profile: P2\nallow:\n  - host: localhost\n    ports: [" + upstream.port() + "]\n"
                         + "network:\n  allow_private: [\"127.0.0.1/32\"]\ntls:\n  upstream_ca: \"" + upstreamCa + "\"\n"
+                        + (http2 ? "  http2: true\n" : "")
                         + "credentials:\n  - name: up\n    hosts: [localhost]\n    ports: [" + upstream.port() + "]\n"
                         + "    header: x-api-key\n    format: \"{secret}\"\n    secret: \"file:" + dir.resolve("secret.txt") + "\"\n")) {
             Path proxyCa = Files.write(dir.resolve("proxy-ca.pem"), proxy.server().ca().pem());
             String url = "https://localhost:" + upstream.port() + "/small";
-            Curl.Result twice = Curl.through(proxy.port(), "-s", "--cacert", proxyCa.toString(), url, url);
+            Curl.Result twice = Curl.through(proxy.port(), "-s", "--http1.1", "--cacert", proxyCa.toString(), url, url);
             assertEquals(0, twice.exit(), twice.err());
             assertEquals(1, upstream.connections(), "curl's two requests on one connection: one upstream connection");
 
