@@ -442,9 +442,7 @@ class AgentClientsTest {
 
     @Test
     void goNetHttp() throws Exception {
-        Path src = dir.resolve("goclient");
-        Files.createDirectories(src);
-        Files.writeString(src.resolve("main.go"), String.join("\n",
+        Path src = goSource("goclient", String.join("\n",
                 "package main",
                 "",
                 "import (",
@@ -488,9 +486,7 @@ class AgentClientsTest {
      */
     @Test
     void goGrpcFraming() throws Exception {
-        Path src = dir.resolve("gogrpc");
-        Files.createDirectories(src);
-        Files.writeString(src.resolve("main.go"), String.join("\n",
+        Path src = goSource("gogrpc", String.join("\n",
                 "package main",
                 "",
                 "import (",
@@ -630,6 +626,13 @@ class AgentClientsTest {
     private static Map<String, String> goEnv() {
         return new HashMap<>(Map.of("HOME", dir.toString(), "GOCACHE", dir.resolve("gocache").toString(),
                 "GOPATH", dir.resolve("gopath").toString(), "GO111MODULE", "off"));
+    }
+
+    /** Writes {@code program} as {@code main.go} in a directory {@code name} of its own; that directory. */
+    private static Path goSource(String name, String program) throws IOException {
+        Path src = Files.createDirectories(dir.resolve(name));
+        Files.writeString(src.resolve("main.go"), program);
+        return src;
     }
 
     /** Builds {@code src/main.go}; the client binary's path. */

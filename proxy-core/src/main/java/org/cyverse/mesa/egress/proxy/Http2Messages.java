@@ -3,6 +3,9 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.concurrent.PromiseNotifier;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -39,9 +42,7 @@ final class Http2Messages extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
-            for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
-                request.headers().remove(name.text());
-            }
+            stripExtensions(request.headers());
             if (request instanceof FullHttpRequest full) {
                 HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
                 DefaultLastHttpContent end = new DefaultLastHttpContent(full.content().retain());
@@ -75,15 +76,7 @@ final class Http2Messages extends ChannelDuplexHandler {
                     new DefaultHttpHeaders());
             ChannelPromise forHead = headPromise;
             head = null;
-            ctx.write(whole).addListener(f -> {
-                if (f.isSuccess()) {
-                    forHead.trySuccess();
-                    promise.trySuccess();
-                } else {
-                    forHead.tryFailure(f.cause());
-                    promise.tryFailure(f.cause());
-                }
-            });
+            ctx.write(whole).addListener(new PromiseNotifier<Void, ChannelFuture>(forHead, promise));
             return;
         }
         writeHead(ctx);
@@ -112,6 +105,17 @@ final class Http2Messages extends ChannelDuplexHandler {
         if (head != null) {
             head = null;
             headPromise.tryFailure(new java.nio.channels.ClosedChannelException());
+        }
+    }
+
+    /**
+     * Removes the HTTP/2 codec's extension fields ({@code x-http2-stream-id}, {@code x-http2-scheme},
+     * ...) from a message on a stream, whether the codec added them or the peer sent them: they are
+     * no part of the message and must not travel on.
+     */
+    static void stripExtensions(HttpHeaders headers) {
+        for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
+            headers.remove(name.text());
         }
     }
 

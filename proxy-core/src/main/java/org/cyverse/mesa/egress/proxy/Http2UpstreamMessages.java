@@ -7,15 +7,14 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 
 /**
  * On a stream of an upstream HTTP/2 connection, beside Netty's frame-to-HTTP/1 codec: the answer
@@ -28,8 +27,9 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
  * or longer than its {@code Content-Length} (Netty checks a length only once DATA came) is no
  * end: the stream is closed and the exchange learns the upstream failed, as a cut HTTP/1.1 body
  * would tell it, so that no client waits for bytes that never come. Once the final answer has
- * ended, the stream's close is its normal end, not an upstream gone away: it is not passed on. Toward the upstream, {@code TE: trailers} is said when
- * the client said it (HTTP/1.1 strips it as hop-by-hop; HTTP/2 allows that one value).
+ * ended, the stream's close is its normal end, not an upstream gone away: it is not passed on.
+ * Toward the upstream, {@code TE: trailers} is said when the client said it (HTTP/1.1 strips it
+ * as hop-by-hop; HTTP/2 allows that one value).
  */
 final class Http2UpstreamMessages extends ChannelDuplexHandler {
 
@@ -58,7 +58,7 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpResponse response) {
-            strip(response.headers());
+            Http2Messages.stripExtensions(response.headers());
             int status = response.status().code();
             boolean interim = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
             boolean lengthless = interim || headRequest || status == 204 || status == 304;
@@ -83,11 +83,11 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof LastHttpContent last) {
-            strip(last.trailingHeaders());
+            Http2Messages.stripExtensions(last.trailingHeaders());
             fireContent(ctx, last);
             return;
         }
-        if (finalHead && msg instanceof io.netty.handler.codec.http.HttpContent content) {
+        if (finalHead && msg instanceof HttpContent content) {
             received += content.content().readableBytes();
         }
         ctx.fireChannelRead(msg);
@@ -110,9 +110,4 @@ final class Http2UpstreamMessages extends ChannelDuplexHandler {
         }
     }
 
-    private static void strip(HttpHeaders headers) {
-        for (HttpConversionUtil.ExtensionHeaderNames name : HttpConversionUtil.ExtensionHeaderNames.values()) {
-            headers.remove(name.text());
-        }
-    }
 }

@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.PromiseNotifier;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,10 +79,10 @@ final class IdleUpstreams {
         if (reuse != null) {
             return loop.newSucceededFuture(reuse);
         }
-        boolean teTrailers = request.headers().containsValue(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS, true);
         if (!tls || !state.config().tls().http2() || WebSocketUpgrade.requested(request)) {
             return UpstreamLink.dial(proxy.dialer, destination, state, loop, tls);
         }
+        boolean teTrailers = request.headers().containsValue(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS, true);
         http2.removeIf(h2 -> !h2.connected()); // one draining after a GOAWAY stays, to be closed with the rest
         for (Http2Upstream h2 : http2) {
             if (h2.carries(destination)) {
@@ -94,13 +95,9 @@ final class IdleUpstreams {
                 link.tryFailure(f.cause());
             } else if (f.getNow() instanceof Http2Upstream h2) {
                 put(h2); // later requests open their streams on it too
-                h2.open(state, destination, teTrailers).addListener((Future<UpstreamLink> s) -> {
-                    if (!(s.isSuccess() ? link.trySuccess(s.getNow()) : link.tryFailure(s.cause())) && s.isSuccess()) {
-                        s.getNow().close();
-                    }
-                });
-            } else if (!link.trySuccess((UpstreamLink) f.getNow())) {
-                f.getNow().close();
+                PromiseNotifier.cascade(h2.open(state, destination, teTrailers), link);
+            } else {
+                link.setSuccess((UpstreamLink) f.getNow());
             }
         });
         return link;

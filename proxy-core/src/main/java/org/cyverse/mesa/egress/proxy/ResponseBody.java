@@ -8,7 +8,10 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.List;
+import java.util.Locale;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -44,8 +47,8 @@ final class ResponseBody implements AutoCloseable {
     }
 
     /** Whether a body with these headers is length-prefixed messages: gRPC ({@code application/grpc*}) or protobuf. */
-    static boolean framed(io.netty.handler.codec.http.HttpHeaders headers) {
-        String type = String.valueOf(headers.get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE)).toLowerCase(java.util.Locale.ROOT);
+    static boolean framed(HttpHeaders headers) {
+        String type = String.valueOf(headers.get(HttpHeaderNames.CONTENT_TYPE)).toLowerCase(Locale.ROOT);
         return type.startsWith("application/grpc") || type.contains("protobuf");
     }
 

@@ -50,7 +50,7 @@ final class UpstreamProtocolSwitch extends ApplicationProtocolNegotiationHandler
                             Reason.UPSTREAM_UNREACHABLE, destination.host(), state.profile(),
                             "the upstream closed the connection during the TLS handshake")))));
                     dialed.addListener(done -> {
-                        if (!done.isSuccess() || dialed.isCancelled()) {
+                        if (!done.isSuccess()) {
                             channel.close();
                         }
                     });
