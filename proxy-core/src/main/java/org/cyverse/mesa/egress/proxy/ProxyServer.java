@@ -120,6 +120,7 @@ public final class ProxyServer implements AutoCloseable {
                 .group(workerGroup)
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, Transport.acceptsPerPass())
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(Pipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
@@ -134,6 +135,11 @@ public final class ProxyServer implements AutoCloseable {
             context.leaves.prefetch(config.credentials().stream().flatMap(c -> c.hosts().stream()).map(HostPattern::exactName)
                     .filter(java.util.Objects::nonNull).toList());
         }
+    }
+
+    /** Channel of the proxy's listener (tests: its event loop). */
+    Channel listener() {
+        return proxyChannel;
     }
 
     private Channel bind(ServerBootstrap bootstrap, HostAndPort address, String key) throws IOException {

@@ -1,6 +1,9 @@
 package org.cyverse.mesa.egress.proxy;
 
+import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -41,5 +44,21 @@ record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends Serve
      */
     static int eventLoops() {
         return Math.max(1, Integer.getInteger("io.netty.eventLoopThreads", NettyRuntime.availableProcessors()));
+    }
+
+    /** Netty 4.1's figure for server channels, before 4.2's epoll came to accept one per pass. */
+    static final int ACCEPTS_PER_PASS = 16;
+
+    /**
+     * Up to {@link #ACCEPTS_PER_PASS} waiting connections accepted per pass of the event loop.
+     * Netty's default for server channels asks its read loop whether "more data" may wait, and
+     * epoll's answer compares the accepted descriptor with 1: it accepts one connection per pass.
+     * On a busy loop a pass takes milliseconds, so new connections waited in the listen backlog
+     * for seconds, and clients that give up on a slow dial (Go's) filled it with dead ones.
+     */
+    static RecvByteBufAllocator acceptsPerPass() {
+        DefaultMaxMessagesRecvByteBufAllocator accepts = new ServerChannelRecvByteBufAllocator().respectMaybeMoreData(false);
+        accepts.maxMessagesPerRead(ACCEPTS_PER_PASS);
+        return accepts;
     }
 }

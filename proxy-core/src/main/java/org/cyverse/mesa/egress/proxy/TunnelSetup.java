@@ -48,8 +48,23 @@ final class TunnelSetup {
      * Dials the admitted CONNECT of {@code verdict} (tunnel or intercept) and sets the tunnel up.
      * With {@code tls.http2} an intercepted upstream is asked for HTTP/2 too, and the 200 waits
      * until its TLS chose: a failed handshake is then the CONNECT's answer (502, saying why).
+     *
+     * <p>Nothing is dialed for a client that closed right behind its CONNECT. Go's HTTP client
+     * dials a spare connection whenever a request finds none idle and drops it as soon as another
+     * comes free; under load, such dials wait in the listen backlog and arrive as a CONNECT
+     * followed by the end of the connection, read in the same pass. The dial starts after that
+     * pass, once the end was seen: a full backlog of them had each cost an upstream connection and
+     * handshake, and kept the live clients' new connections waiting for seconds.
      */
     void start(Verdict verdict, ProxyState state) {
+        ctx.channel().eventLoop().execute(() -> {
+            if (ctx.channel().isActive()) {
+                dial(verdict, state);
+            }
+        });
+    }
+
+    private void dial(Verdict verdict, ProxyState state) {
         Destination destination = verdict.destination();
         boolean intercept = verdict.mode() == Verdict.Mode.INTERCEPT;
         if (intercept && state.config().tls().http2()) {
