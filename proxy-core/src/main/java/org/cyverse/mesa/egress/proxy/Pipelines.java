@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -112,7 +113,7 @@ final class Pipelines {
                 .addLast(PipelineNames.H2_STREAMS, new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
         try {
             var connection = codec.connection().connectionStream();
-            codec.connection().local().flowController().incrementWindowSize(connection, UPSTREAM_CONNECTION_WINDOW - 65_535);
+            codec.connection().local().flowController().incrementWindowSize(connection, UPSTREAM_CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
         } catch (io.netty.handler.codec.http2.Http2Exception e) {
             throw new IllegalStateException("cannot widen the upstream connection's window", e);
         }

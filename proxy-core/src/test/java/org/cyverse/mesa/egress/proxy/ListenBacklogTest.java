@@ -10,7 +10,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,22 +35,25 @@ class ListenBacklogTest {
 
     private static final Pattern ACTIVE = Pattern.compile("(?m)^mesa_egress_active_connections (\\S+)$");
 
-    private String loopsBefore;
+    private static final List<String> PROPERTIES = List.of("io.netty.eventLoopThreads", "mesa.egress.transport");
+
+    private final Map<String, String> before = new HashMap<>();
 
     @BeforeEach
     void oneEventLoop() {
-        loopsBefore = System.getProperty("io.netty.eventLoopThreads");
+        PROPERTIES.forEach(name -> before.put(name, System.getProperty(name)));
         System.setProperty("io.netty.eventLoopThreads", "1"); // a one-CPU pod's proxy: accept and serve on one loop
     }
 
     @AfterEach
     void restore() {
-        if (loopsBefore == null) {
-            System.clearProperty("io.netty.eventLoopThreads");
-        } else {
-            System.setProperty("io.netty.eventLoopThreads", loopsBefore);
-        }
-        System.clearProperty("mesa.egress.transport");
+        before.forEach((name, value) -> {
+            if (value == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, value);
+            }
+        });
     }
 
     @ParameterizedTest
