@@ -33,9 +33,11 @@ import javax.net.ssl.TrustManagerFactory;
  * the method profiles out; README "Runtime and performance" says why.)
  *
  * <p>Everything is on loopback, made here: an HTTPS upstream (a key pair from {@code keytool}), a
- * plain one, and the proxy's config. The traffic: intercepted HTTPS with a header injected (GET,
- * and POST with a JSON body, which is scanned), a plain HTTP forward, an opaque CONNECT tunnel, a
- * refused host, the admin port's reads. Run by {@code build-runtime.sh}, with the JDK that linked
+ * plain one, the proxy's config and its interception CA (made before the start, so that the start
+ * reads it as a pod's does). The traffic: intercepted HTTPS with a header injected (GET, and POST
+ * with a JSON body, which is scanned), from HTTP/1.1 and HTTP/2 clients with {@code tls.http2} on,
+ * then from HTTP/1.1 after a reload (the config file rewritten) turns it off; a plain HTTP forward, an opaque CONNECT
+ * tunnel, a refused host, the admin port's reads. Run by {@code build-runtime.sh}, with the JDK that linked
  * the runtime (it has {@code keytool} and {@code jdk.httpserver}; the runtime has neither):
  *
  * <pre>java AotTraining.java RUNTIME_JAVA JAR CACHE [JVM_FLAG...]</pre>
@@ -114,7 +116,10 @@ public final class AotTraining {
         int plainPort = plain.getAddress().getPort();
         Files.writeString(dir.resolve("secret.txt"), SECRET + "\n");
         Path config = dir.resolve("mesa-egress.yaml");
-        Files.writeString(config, String.join("\n",
+        // tls.http2 on first (the agent's side offers h2 only from a start with it on), then off by a
+        // reload: both ways of setting up an intercepted CONNECT are trained.
+        String auditSink = "audit:\n  sink: " + dir.resolve("audit.log") + "\n";
+        String yaml = String.join("\n",
                 "version: 1",
                 "profile: P2",
                 "listen: 127.0.0.1:0",
@@ -123,6 +128,7 @@ public final class AotTraining {
                 "  ca_cert: " + dir.resolve("ca/ca.pem"),
                 "  ca_key: " + dir.resolve("ca/ca.key"),
                 "  upstream_ca: " + upstreamPem,
+                "  http2: true",
                 "allow:",
                 "  - host: localhost",
                 "    ports: [" + httpsPort + "]",
@@ -137,9 +143,16 @@ public final class AotTraining {
                 "    header: x-api-key",
                 "    format: \"{secret}\"",
                 "    secret: \"file:" + dir.resolve("secret.txt") + "\"",
-                "audit:",
-                "  sink: " + dir.resolve("audit.log"),
-                ""));
+                auditSink.strip(),
+                "limits:",
+                "  idle_timeout: 300s      # a duration: its parser is a class of its own",
+                "");
+        Files.writeString(config, yaml);
+        // The CA exists before the start, as a mounted Secret does: the start reads it (PEM) instead of creating it.
+        List<String> caInit = new ArrayList<>(List.of(java.toString()));
+        caInit.addAll(flags);
+        caInit.addAll(List.of("-jar", jar.toString(), "ca", "init", "--out", dir.resolve("ca").toString()));
+        run(caInit);
 
         Path stderr = dir.resolve("proxy.err");
         List<String> command = new ArrayList<>(List.of(java.toString()));
@@ -153,11 +166,21 @@ public final class AotTraining {
             HttpClient agent = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", ports[0])))
                     .sslContext(trusting(dir.resolve("ca/ca.pem"), upstreamPem)).version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build();
+            HttpClient agentH2 = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", ports[0])))
+                    .sslContext(trusting(dir.resolve("ca/ca.pem"), upstreamPem)).version(HttpClient.Version.HTTP_2)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
             HttpClient admin = HttpClient.newHttpClient();
             String intercepted = "https://localhost:" + httpsPort + "/v1/items";
             expect(agent, get(intercepted), 200, "secret");
             for (int round = 0; round < ROUNDS; round++) {
+                if (round == ROUNDS / 2) {
+                    // Also without the audit sink: the default (stdout) is a config class of its own.
+                    reload(proxy, config, yaml.replace("  http2: true\n", "").replace(auditSink, ""), stderr);
+                }
                 expect(agent, get(intercepted + "?page=" + round), 200, "secret");
+                if (round < ROUNDS / 2) {
+                    expect(agentH2, get(intercepted + "?h2=" + round), 200, "secret");
+                }
                 expect(agent, HttpRequest.newBuilder(URI.create(intercepted)).header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"round\":" + round + ",\"text\":\"a JSON body to scan\"}"))
                         .timeout(Duration.ofSeconds(20)).build(), 200, "secret");
@@ -183,6 +206,18 @@ public final class AotTraining {
         if (proxy.exitValue() != 0 || !Files.isRegularFile(cache)) {
             throw new IllegalStateException("no AOT cache at " + cache + " (proxy exit " + proxy.exitValue() + "):\n"
                     + Files.readString(stderr));
+        }
+    }
+
+    /** Rewrites the config, which the proxy watches, and waits for it to say it reloaded (no signal: no kill(1) needed). */
+    private static void reload(Process proxy, Path config, String yaml, Path stderr) throws Exception {
+        Files.writeString(config, yaml);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.readString(stderr).contains("config reloaded (")) {
+            if (System.nanoTime() > deadline || !proxy.isAlive()) {
+                throw new IllegalStateException("the training proxy did not reload its config:\n" + Files.readString(stderr));
+            }
+            Thread.sleep(50);
         }
     }
 
@@ -250,6 +285,10 @@ public final class AotTraining {
         command.add(arguments[0]);
         command.addAll(List.of(store));
         command.addAll(List.of(arguments).subList(1, arguments.length));
+        run(command);
+    }
+
+    private static void run(List<String> command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
