@@ -36,9 +36,10 @@ import javax.net.ssl.TrustManagerFactory;
  * plain one, the proxy's config and its interception CA (made before the start, so that the start
  * reads it as a pod's does). The traffic: intercepted HTTPS with a header injected (GET, and POST
  * with a JSON body, which is scanned), from HTTP/1.1 and HTTP/2 clients with {@code tls.http2} on,
- * then from HTTP/1.1 after a reload (the config file rewritten) turns it off; a plain HTTP forward, an opaque CONNECT
- * tunnel, a refused host, the admin port's reads. Run by {@code build-runtime.sh}, with the JDK that linked
- * the runtime (it has {@code keytool} and {@code jdk.httpserver}; the runtime has neither):
+ * then from HTTP/1.1 after a reload (the config file rewritten) turns it off; a plain HTTP
+ * forward, an opaque CONNECT tunnel, a refused host, the admin port's reads. Run by
+ * {@code build-runtime.sh}, with the JDK that linked the runtime (it has {@code keytool} and
+ * {@code jdk.httpserver}; the runtime has neither):
  *
  * <pre>java AotTraining.java RUNTIME_JAVA JAR CACHE [JVM_FLAG...]</pre>
  *
@@ -116,66 +117,26 @@ public final class AotTraining {
         int plainPort = plain.getAddress().getPort();
         Files.writeString(dir.resolve("secret.txt"), SECRET + "\n");
         Path config = dir.resolve("mesa-egress.yaml");
-        // tls.http2 on first (the agent's side offers h2 only from a start with it on), then off by a
-        // reload: both ways of setting up an intercepted CONNECT are trained.
-        String auditSink = "audit:\n  sink: " + dir.resolve("audit.log") + "\n";
-        String yaml = String.join("\n",
-                "version: 1",
-                "profile: P2",
-                "listen: 127.0.0.1:0",
-                "admin: 127.0.0.1:0",
-                "tls:",
-                "  ca_cert: " + dir.resolve("ca/ca.pem"),
-                "  ca_key: " + dir.resolve("ca/ca.key"),
-                "  upstream_ca: " + upstreamPem,
-                "  http2: true",
-                "allow:",
-                "  - host: localhost",
-                "    ports: [" + httpsPort + "]",
-                "  - host: \"127.0.0.1\"",
-                "    ports: [" + httpsPort + ", " + plainPort + "]",
-                "network:",
-                "  allow_private: [\"127.0.0.1/32\"]",
-                "credentials:",
-                "  - name: training",
-                "    hosts: [localhost]",
-                "    ports: [" + httpsPort + "]",
-                "    header: x-api-key",
-                "    format: \"{secret}\"",
-                "    secret: \"file:" + dir.resolve("secret.txt") + "\"",
-                auditSink.strip(),
-                "limits:",
-                "  idle_timeout: 300s      # a duration: its parser is a class of its own",
-                "");
-        Files.writeString(config, yaml);
+        Files.writeString(config, config(dir, upstreamPem, httpsPort, plainPort, true));
         // The CA exists before the start, as a mounted Secret does: the start reads it (PEM) instead of creating it.
-        List<String> caInit = new ArrayList<>(List.of(java.toString()));
-        caInit.addAll(flags);
-        caInit.addAll(List.of("-jar", jar.toString(), "ca", "init", "--out", dir.resolve("ca").toString()));
-        run(caInit);
+        run(jvm(java, flags, "-jar", jar.toString(), "ca", "init", "--out", dir.resolve("ca").toString()));
 
         Path stderr = dir.resolve("proxy.err");
-        List<String> command = new ArrayList<>(List.of(java.toString()));
-        command.addAll(flags);
-        command.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-jar", jar.toString(), "run", "--config", config.toString()));
         Files.deleteIfExists(cache);
-        Process proxy = new ProcessBuilder(command)
+        Process proxy = new ProcessBuilder(jvm(java, flags, "-XX:AOTCacheOutput=" + cache, "-jar", jar.toString(), "run",
+                "--config", config.toString()))
                 .redirectOutput(dir.resolve("proxy.out").toFile()).redirectError(stderr.toFile()).start();
         try {
             int[] ports = awaitServing(proxy, stderr);
-            HttpClient agent = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", ports[0])))
-                    .sslContext(trusting(dir.resolve("ca/ca.pem"), upstreamPem)).version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
-            HttpClient agentH2 = HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", ports[0])))
-                    .sslContext(trusting(dir.resolve("ca/ca.pem"), upstreamPem)).version(HttpClient.Version.HTTP_2)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
+            SSLContext trust = trusting(dir.resolve("ca/ca.pem"), upstreamPem);
+            HttpClient agent = agent(ports[0], trust, HttpClient.Version.HTTP_1_1);
+            HttpClient agentH2 = agent(ports[0], trust, HttpClient.Version.HTTP_2);
             HttpClient admin = HttpClient.newHttpClient();
             String intercepted = "https://localhost:" + httpsPort + "/v1/items";
             expect(agent, get(intercepted), 200, "secret");
             for (int round = 0; round < ROUNDS; round++) {
                 if (round == ROUNDS / 2) {
-                    // Also without the audit sink: the default (stdout) is a config class of its own.
-                    reload(proxy, config, yaml.replace("  http2: true\n", "").replace(auditSink, ""), stderr);
+                    reload(proxy, config, config(dir, upstreamPem, httpsPort, plainPort, false), stderr);
                 }
                 expect(agent, get(intercepted + "?page=" + round), 200, "secret");
                 if (round < ROUNDS / 2) {
@@ -207,6 +168,62 @@ public final class AotTraining {
             throw new IllegalStateException("no AOT cache at " + cache + " (proxy exit " + proxy.exitValue() + "):\n"
                     + Files.readString(stderr));
         }
+    }
+
+    /**
+     * The proxy's config. The first has {@code tls.http2} on (the agent's side offers h2 only from a
+     * start with it on) and a file as audit sink; the second, loaded by a reload, has neither, so
+     * both ways of setting up an intercepted CONNECT are trained, and the default sink (stdout),
+     * a config class of its own.
+     */
+    private static String config(Path dir, Path upstreamPem, int httpsPort, int plainPort, boolean first) {
+        List<String> lines = new ArrayList<>(List.of(
+                "version: 1",
+                "profile: P2",
+                "listen: 127.0.0.1:0",
+                "admin: 127.0.0.1:0",
+                "tls:",
+                "  ca_cert: " + dir.resolve("ca/ca.pem"),
+                "  ca_key: " + dir.resolve("ca/ca.key"),
+                "  upstream_ca: " + upstreamPem));
+        if (first) {
+            lines.add("  http2: true");
+        }
+        lines.addAll(List.of(
+                "allow:",
+                "  - host: localhost",
+                "    ports: [" + httpsPort + "]",
+                "  - host: \"127.0.0.1\"",
+                "    ports: [" + httpsPort + ", " + plainPort + "]",
+                "network:",
+                "  allow_private: [\"127.0.0.1/32\"]",
+                "credentials:",
+                "  - name: training",
+                "    hosts: [localhost]",
+                "    ports: [" + httpsPort + "]",
+                "    header: x-api-key",
+                "    format: \"{secret}\"",
+                "    secret: \"file:" + dir.resolve("secret.txt") + "\"",
+                "limits:",
+                "  idle_timeout: 300s      # a duration: its parser is a class of its own"));
+        if (first) {
+            lines.addAll(List.of("audit:", "  sink: " + dir.resolve("audit.log")));
+        }
+        return String.join("\n", lines) + "\n";
+    }
+
+    /** The runtime's java with the image's flags, then {@code rest}. */
+    private static List<String> jvm(Path java, List<String> flags, String... rest) {
+        List<String> command = new ArrayList<>(List.of(java.toString()));
+        command.addAll(flags);
+        command.addAll(List.of(rest));
+        return command;
+    }
+
+    /** An agent's client through the proxy, trusting {@code trust}, speaking {@code version} (to the proxy's leaf). */
+    private static HttpClient agent(int proxyPort, SSLContext trust, HttpClient.Version version) {
+        return HttpClient.newBuilder().proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxyPort)))
+                .sslContext(trust).version(version).connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     /** Rewrites the config, which the proxy watches, and waits for it to say it reloaded (no signal: no kill(1) needed). */
