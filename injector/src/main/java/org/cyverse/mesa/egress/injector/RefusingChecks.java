@@ -1,7 +1,7 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -24,9 +24,12 @@ final class RefusingChecks {
      * The secrets' needles of the last request, with the values they were made from: a request
      * whose store values are the same objects reuses them instead of re-encoding every secret.
      */
-    private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), Map.of());
+    private volatile SecretNeedles lastSecretNeedles = new SecretNeedles(Map.of(), List.of());
 
-    private record SecretNeedles(Map<String, SecretLease> from, Map<CredentialSpec, List<Needle>> needles) {
+    /** A credential's secret needles. A list, not a map by credential: hashing a credential hashes its whole config. */
+    private record CredentialNeedles(CredentialSpec credential, List<Needle> needles) {}
+
+    private record SecretNeedles(Map<String, SecretLease> from, List<CredentialNeedles> needles) {
         boolean madeFrom(Map<String, SecretLease> secrets) {
             if (from.size() != secrets.size()) {
                 return false;
@@ -63,11 +66,11 @@ final class RefusingChecks {
         // A real key from the agent means it got hold of one: stop it wherever it was going,
         // its own host included. Places outside, secrets inside: the first label reported has
         // been checked against every secret already.
-        Map<CredentialSpec, List<Needle>> secretNeedles = secretNeedles(secrets);
+        List<CredentialNeedles> secretNeedles = secretNeedles(secrets);
         for (Place place : places) {
-            for (Map.Entry<CredentialSpec, List<Needle>> e : secretNeedles.entrySet()) {
-                CredentialSpec c = e.getKey();
-                if (e.getValue().stream().anyMatch(n -> n.in(place))) {
+            for (CredentialNeedles e : secretNeedles) {
+                CredentialSpec c = e.credential();
+                if (e.needles().stream().anyMatch(n -> n.in(place))) {
                     return Injector.refusal(Injection.Outcome.SECRET_LEAK, c, place.code(), "the request carries the real secret of credential "
                             + c.name() + " in " + place.label() + "; agents hold sentinels, never real keys");
                 }
@@ -115,19 +118,19 @@ final class RefusingChecks {
      * The needles of {@code secrets} (each value and the parts read with it, a session token included), in config
      * order; those of the last request when the values are the same.
      */
-    private Map<CredentialSpec, List<Needle>> secretNeedles(Map<String, SecretLease> secrets) {
+    private List<CredentialNeedles> secretNeedles(Map<String, SecretLease> secrets) {
         SecretNeedles last = lastSecretNeedles;
         if (last.madeFrom(secrets)) {
             return last.needles();
         }
-        Map<CredentialSpec, List<Needle>> needles = new LinkedHashMap<>();
+        List<CredentialNeedles> needles = new ArrayList<>();
         for (CredentialSpec c : credentials) {
             SecretLease lease = secrets.get(c.name());
             if (lease != null) {
-                needles.put(c, lease.values().stream().map(v -> Needle.of(v.reveal())).toList());
+                needles.add(new CredentialNeedles(c, lease.values().stream().map(v -> Needle.of(v.reveal())).toList()));
             }
         }
-        lastSecretNeedles = new SecretNeedles(Map.copyOf(secrets), needles);
+        lastSecretNeedles = new SecretNeedles(Map.copyOf(secrets), List.copyOf(needles));
         return needles;
     }
 

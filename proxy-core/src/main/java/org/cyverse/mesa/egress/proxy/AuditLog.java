@@ -1,8 +1,8 @@
 package org.cyverse.mesa.egress.proxy;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -37,10 +37,10 @@ public final class AuditLog implements AutoCloseable {
     static final int CAPACITY = 65_536;
     static final long BATCH_MILLIS = 10;
 
-    private final ObjectMapper json = new ObjectMapper()
-            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-            .disable(JsonGenerator.Feature.FLUSH_PASSED_TO_STREAM);
+    private final JsonFactory json = JsonFactory.builder()
+            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
+            .disable(StreamWriteFeature.FLUSH_PASSED_TO_STREAM)
+            .build();
     private final Queue<AuditRecord> queue;
     /** True while the writer sleeps with nothing to do: the next record must wake it. */
     private final AtomicBoolean idle = new AtomicBoolean();
@@ -116,10 +116,13 @@ public final class AuditLog implements AutoCloseable {
         if (record == null) {
             return false;
         }
-        do {
-            json.writeValue(out, record);
-            out.write('\n');
-        } while ((record = queue.poll()) != null);
+        try (JsonGenerator g = json.createGenerator(out)) {
+            g.setRootValueSeparator(null); // each record ends its own line
+            do {
+                record.writeTo(g);
+                g.writeRaw('\n');
+            } while ((record = queue.poll()) != null);
+        }
         out.flush();
         return true;
     }

@@ -52,14 +52,13 @@ public final class ProxyServer implements AutoCloseable {
     private final ProxyContext context;
     private final Transport transport = Transport.configured();
     private final String tlsProvider = TlsProvider.describe(TlsProvider.configured());
-    /**
-     * One group for accepting and serving: a listener's loop also serves connections, so an
-     * accepted connection does not cross threads on a one-CPU pod.
-     */
+    /** One group for accepting and serving: an accepted connection does not cross threads on a one-CPU pod. */
     private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(Transport.eventLoops(), transport.ioHandlers());
     private Channel proxyChannel;
     private Channel adminChannel;
     private volatile boolean listening;
+    /** {@link LeafCertificates#warmUp} on the first ready answer (the kubelet then starts the agent's container) or a second after listening. */
+    private volatile Runnable warmUp = () -> {};
     private final KillSwitch kill = new KillSwitch(); // pulled once, for the life of the process: a reload keeps it
     private final CredentialBudgets budgets = new CredentialBudgets(); // limits: a reload keeps what was counted
     private final ApprovalInbox inbox; // the approval inbox: a reload keeps it
@@ -134,6 +133,8 @@ public final class ProxyServer implements AutoCloseable {
         if (context.leaves != null) { // the credentials' hosts are where interception is sure to be asked for
             context.leaves.prefetch(config.credentials().stream().flatMap(c -> c.hosts().stream()).map(HostPattern::exactName)
                     .filter(java.util.Objects::nonNull).toList());
+            warmUp = () -> context.leaves.warmUp(state.get().upstreamTls());
+            backgroundExecutor.schedule(warmUp, 1, TimeUnit.SECONDS); // no probe asked: a pod without probes, a test
         }
     }
 
@@ -156,7 +157,11 @@ public final class ProxyServer implements AutoCloseable {
         if (pulled != null) {
             return "egress killed at " + pulled.at() + " (" + pulled.trigger() + "); only a restart clears it";
         }
-        return listening ? state.get().credentials().notReadyReason() : "not listening yet";
+        String reason = listening ? state.get().credentials().notReadyReason() : "not listening yet";
+        if (reason == null) {
+            warmUp.run();
+        }
+        return reason;
     }
 
     /**

@@ -49,6 +49,8 @@ public final class LeafCertificates {
     private final ApplicationProtocolConfig http1Only;
     // Keyed by host alone: a certificate does not name a port, so one leaf serves them all.
     private final AsyncCache<String, SslContext> contexts;
+    private final java.util.concurrent.atomic.AtomicBoolean warmedUp = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Destination warmUpDestination;
 
     /**
      * @param ca the signing CA
@@ -124,11 +126,40 @@ public final class LeafCertificates {
     public void prefetch(Collection<String> names) {
         names.stream().distinct().limit(PREFETCH_LIMIT).forEach(name -> {
             try {
-                serverContext(Destination.parse(name, 443));
+                Destination destination = Destination.parse(name, 443);
+                serverContext(destination);
+                if (warmUpDestination == null) {
+                    warmUpDestination = destination;
+                }
             } catch (InvalidDestinationException e) {
                 // not a name a client can ask for; nothing to prefetch
             }
         });
+    }
+
+    /**
+     * Once the leaf of the first host {@link #prefetch} was given is minted, runs
+     * {@link TlsWarmUp}'s handshake with it on the mint executor; once per instance (later calls,
+     * and calls without a prefetched host, do nothing). A failure is logged and changes
+     * nothing: the first connection then pays for what the warm-up would have done. The future
+     * says whether it completed (tests).
+     */
+    public CompletableFuture<Boolean> warmUp(UpstreamTls upstream) {
+        Destination destination = warmUpDestination;
+        if (destination == null || !warmedUp.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        long started = System.nanoTime();
+        return serverContext(destination).thenApplyAsync(leaf -> {
+            try {
+                boolean done = TlsWarmUp.handshake(leaf, ca, destination.host(), upstream);
+                LOG.fine(() -> "TLS warm-up " + (done ? "done" : "stopped short") + " in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+                return done;
+            } catch (Exception e) {
+                LOG.log(Level.FINE, "TLS warm-up failed", e);
+                return false;
+            }
+        }, mintExecutor);
     }
 
     /** Leaves minted ahead at start: one per credential host for a typical job, bounded for a long list. */

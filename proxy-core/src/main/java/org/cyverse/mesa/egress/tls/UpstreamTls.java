@@ -35,10 +35,12 @@ public final class UpstreamTls {
 
     private final SslContext http1;
     private final SslContext http2;
+    private final X509TrustManager trust;
 
-    private UpstreamTls(SslContext http1, SslContext http2) {
+    private UpstreamTls(SslContext http1, SslContext http2, X509TrustManager trust) {
         this.http1 = http1;
         this.http2 = http2;
+        this.trust = trust;
     }
 
     /**
@@ -47,20 +49,65 @@ public final class UpstreamTls {
      */
     public static UpstreamTls create(Path extraCaFile) throws IOException {
         try {
-            X509Certificate[] anchors = anchors(extraCaFile).toArray(new X509Certificate[0]);
-            return new UpstreamTls(context(anchors, ApplicationProtocolNames.HTTP_1_1),
-                    context(anchors, ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1));
+            // One trust manager for both contexts: the JDK builds its validator over the anchors
+            // (some 150 system certificates) on its first check, once instead of once per context.
+            TrustManagerFactory trust = trustManagerFactory(anchors(extraCaFile));
+            return new UpstreamTls(context(trust, ApplicationProtocolNames.HTTP_1_1),
+                    context(trust, ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1), x509(trust));
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot set up upstream TLS: " + e.getMessage(), e);
         }
     }
 
-    /** A client context trusting {@code anchors}, offering {@code protocols} in ALPN (a server that picks none gets HTTP/1.1). */
-    private static SslContext context(X509Certificate[] anchors, String... protocols) throws javax.net.ssl.SSLException {
+    /**
+     * A client context configured as the upstream ones are, but trusting {@code anchor} alone: for
+     * {@link TlsWarmUp}'s handshake with a leaf of the interception CA, which no upstream trusts.
+     */
+    static SslContext warmUpContext(X509Certificate anchor) throws GeneralSecurityException, IOException {
+        return context(trustManagerFactory(List.of(anchor)), ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1);
+    }
+
+    /**
+     * Checks {@code chain} with the upstream trust manager, without a host name, and says whether
+     * it passed: {@link TlsWarmUp} calls it with a chain no upstream trusts, so that the JDK builds
+     * the validator it keeps for later checks before an agent's request waits for it.
+     */
+    boolean trusts(X509Certificate[] chain) {
+        try {
+            trust.checkServerTrusted(chain, "ECDHE_ECDSA");
+            return true;
+        } catch (java.security.cert.CertificateException e) {
+            return false;
+        }
+    }
+
+    private static TrustManagerFactory trustManagerFactory(List<X509Certificate> anchors) throws GeneralSecurityException, IOException {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        int i = 0;
+        for (X509Certificate anchor : anchors) {
+            store.setCertificateEntry("anchor-" + i++, anchor);
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return factory;
+    }
+
+    private static X509TrustManager x509(TrustManagerFactory factory) {
+        for (var manager : factory.getTrustManagers()) {
+            if (manager instanceof X509TrustManager x509) {
+                return x509;
+            }
+        }
+        throw new IllegalStateException("the JDK's trust manager factory gave no X.509 trust manager");
+    }
+
+    /** A client context with {@code trust}, offering {@code protocols} in ALPN (a server that picks none gets HTTP/1.1). */
+    private static SslContext context(TrustManagerFactory trust, String... protocols) throws javax.net.ssl.SSLException {
         return SslContextBuilder.forClient()
                 .sslProvider(TlsProvider.configured())
                 .protocols("TLSv1.3", "TLSv1.2")
-                .trustManager(anchors)
+                .trustManager(trust)
                 .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                         ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                         ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, protocols))
@@ -73,16 +120,8 @@ public final class UpstreamTls {
      */
     public static javax.net.ssl.SSLContext jdkContext(Path extraCaFile) throws IOException {
         try {
-            KeyStore store = KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            int i = 0;
-            for (X509Certificate anchor : anchors(extraCaFile)) {
-                store.setCertificateEntry("anchor-" + i++, anchor);
-            }
-            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            factory.init(store);
             javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-            context.init(null, factory.getTrustManagers(), null);
+            context.init(null, trustManagerFactory(anchors(extraCaFile)).getTrustManagers(), null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot set up TLS for the proxy's own calls: " + e.getMessage(), e);
@@ -125,10 +164,15 @@ public final class UpstreamTls {
      * certificate. ALPN offers {@code h2} before {@code http/1.1} when {@code offerHttp2}.
      */
     public SslHandler newHandler(ByteBufAllocator alloc, Destination destination, boolean offerHttp2) {
-        SSLEngine engine = (offerHttp2 ? http2 : http1).newEngine(alloc, destination.host(), destination.port());
+        return new SslHandler(newEngine(offerHttp2 ? http2 : http1, alloc, destination.host(), destination.port()));
+    }
+
+    /** A client engine of {@code context} for {@code host}, verifying the name or address against the certificate. */
+    static SSLEngine newEngine(SslContext context, ByteBufAllocator alloc, String host, int port) {
+        SSLEngine engine = context.newEngine(alloc, host, port);
         SSLParameters params = engine.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
         engine.setSSLParameters(params);
-        return new SslHandler(engine);
+        return engine;
     }
 }

@@ -72,6 +72,33 @@ class AuditLogTest {
     }
 
     @Test
+    void eachLineHasEveryFieldOfTheContractInItsOrder() throws IOException {
+        Sink sink = new Sink();
+        AuditLog log = new AuditLog(sink, false);
+        log.record(new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "tunnel", "CONNECT", null, "example.org", null, null,
+                "deny", "not_allowed", null, null, null, null, 403, 0, 0, 1));
+        log.record(new AuditRecord("2026-11-29T00:00:01Z", "P2", "127.0.0.1:2", "intercept", "POST", "https", "api.github.com", 443,
+                "/repos/o/r/git/\"refs\"", "allow", "allowed", "api.github.com", "github", "body", "card é", 200, 10, 20, 3,
+                new AuditRecord.GitHub(null, "git-receive-pack", java.util.Arrays.asList("refs/heads/agent/a1", null)),
+                new AuditRecord.WebSocket(4, 5, 1000, "client"), "h2"));
+        log.close();
+        String[] lines = sink.bytes.toString(StandardCharsets.UTF_8).split("\n", -1);
+        assertEquals(3, lines.length, "two lines, each ended by a newline");
+        assertEquals("{\"ts\":\"2026-11-29T00:00:00Z\",\"profile\":\"P2\",\"client\":\"127.0.0.1:1\",\"mode\":\"tunnel\","
+                + "\"method\":\"CONNECT\",\"scheme\":null,\"host\":\"example.org\",\"port\":null,\"path\":null,\"decision\":\"deny\","
+                + "\"reason\":\"not_allowed\",\"rule\":null,\"credential\":null,\"place\":null,\"dlp\":null,\"status\":403,"
+                + "\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":1}", lines[0]);
+        assertEquals("{\"ts\":\"2026-11-29T00:00:01Z\",\"profile\":\"P2\",\"client\":\"127.0.0.1:2\",\"mode\":\"intercept\","
+                + "\"method\":\"POST\",\"scheme\":\"https\",\"host\":\"api.github.com\",\"port\":443,"
+                + "\"path\":\"/repos/o/r/git/\\\"refs\\\"\",\"decision\":\"allow\",\"reason\":\"allowed\",\"rule\":\"api.github.com\","
+                + "\"credential\":\"github\",\"place\":\"body\",\"dlp\":\"card é\",\"status\":200,\"bytes_up\":10,\"bytes_down\":20,"
+                + "\"duration_ms\":3,\"github\":{\"operation\":\"git-receive-pack\",\"refs\":[\"refs/heads/agent/a1\",null]},"
+                + "\"websocket\":{\"messages_up\":4,\"messages_down\":5,\"close_code\":1000,\"closed_by\":\"client\"},"
+                + "\"protocol\":\"h2\"}", lines[1]);
+        assertEquals("", lines[2]);
+    }
+
+    @Test
     void aBurstReachesTheSinkInFewWrites() throws IOException {
         Sink sink = new Sink();
         AuditLog log = new AuditLog(sink, false);
