@@ -2,7 +2,7 @@
 # bench/run.sh: the load benchmark of issue 6. mesa-egress against the direct path and against
 # Squid and tinyproxy, in one run, on one machine, and bench/RESULTS.md rewritten from it.
 #
-#   bench/run.sh                 # everything (about 8 to 10 minutes on 2 cores, install included)
+#   bench/run.sh                 # everything (about 18 minutes on 2 cores, install included)
 #   SCENARIOS="a b" bench/run.sh # only some scenarios (s a b c h d e f; see below)
 #
 # What it does, in order (every step is idempotent; nothing is left running afterwards):
@@ -39,7 +39,7 @@
 #     raw tool output stays in $WORK/out (kept: the path is printed).
 #
 # Knobs (environment): JMH=1 (0 skips the micro-benchmarks) WARMUP=10 DURATION=10 CONNS=50 IDLE_CONNS=10000 SCENARIOS="s a b c h d e f"
-# START_RUNS=5 START_CURVE_S=30 (scenario s, fresh starts: see "s. start" below)
+# START_RUNS=5 START_CURVE_S=30 FIRST_DELAY_S=1 (scenario s, fresh starts: see "s. start" below)
 # BUILD=0|1 MESA_EGRESS_JAR=... MESA_EGRESS_JAVA_OPTS=... (passed to bin/mesa-egress).
 # Needs root for apt-get, for `ulimit -n` above the hard limit and for the loopback sysctl
 # (net.ipv4.tcp_tw_reuse); without root it uses what is installed and says what it skipped.
@@ -287,7 +287,9 @@ wait_port $UP_HTTP 10 || { log "nginx did not start: $(cat "$WORK/nginx.out" "$W
 # ready (mesa-egress: /readyz 200; Squid and tinyproxy: the port accepts), then the latency of
 # the first request (intercepted HTTPS for mesa-egress and Squid's ssl-bump, a tunnel for
 # tinyproxy, which cannot intercept); the first run of each also sleeps until 60 s after its
-# start and reads its idle resident memory (VmRSS). Then one more fresh start of mesa-egress and
+# start and reads its idle resident memory (VmRSS). START_RUNS more starts of each send that first
+# request FIRST_DELAY_S (1) after ready instead of at once: in a pod the agent's container starts
+# only once the sidecar is ready, and mesa-egress warms its TLS paths meanwhile. Then one more fresh start of mesa-egress and
 # of Squid is loaded at once with intercepted requests, one hey run per second for
 # START_CURVE_S seconds: the throughput of each second after start (startup-curve.tsv, plotted).
 # mesa-egress runs here on the image's runtime (sidecar-image/target/jlink-runtime) when built.
@@ -341,7 +343,7 @@ stop_proxy() {  # pid: SIGTERM, then reaped (a child that exited stays a zombie,
   kill -9 "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
 }
-START_RUNS="${START_RUNS:-5}" START_CURVE_S="${START_CURVE_S:-30}"
+START_RUNS="${START_RUNS:-5}" START_CURVE_S="${START_CURVE_S:-30}" FIRST_DELAY_S="${FIRST_DELAY_S:-1}"
 START_JAVA_HOME="${JAVA_HOME:-}"
 [ -x "$repo/sidecar-image/target/jlink-runtime/bin/java" ] && START_JAVA_HOME="$repo/sidecar-image/target/jlink-runtime"
 if want s; then
@@ -355,13 +357,16 @@ if want s; then
   fi
   have tinyproxy && systems+=(tinyproxy)
   for sys in "${systems[@]}"; do
-    for run in $(seq "$START_RUNS"); do
-      log "start: $sys, fresh start $run of $START_RUNS"
+    for run in $(seq $(( 2 * START_RUNS ))); do
+      delay=0  # the second half: the first request FIRST_DELAY_S after ready, as an agent whose container starts then
+      [ "$run" -gt "$START_RUNS" ] && delay=$FIRST_DELAY_S
+      log "start: $sys, fresh start $run of $(( 2 * START_RUNS )) (first request ${delay} s after ready)"
       start_proxy "$sys"
       pid=$STARTED_PID
       ready=$(wait_ready "$sys" "$pid")
       first=""; rss=""
       if [ -n "$ready" ]; then
+        sleep "$delay"
         first=$(first_request "$sys")
         if [ "$run" = 1 ]; then
           sleep "$(awk -v s="$STARTED_MS" -v n="$(now_ms)" 'BEGIN { w = (s + 60000 - n) / 1000; print (w > 0 ? w : 0) }')"
@@ -370,7 +375,7 @@ if want s; then
       else
         note "start: $sys was not ready within 30 s (run $run)"
       fi
-      printf '%s\t%s\t%s\t%s\t%s\n' "$sys" "$run" "$ready" "$first" "$rss" >> "$WORK/startup.tsv"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$sys" "$run" "$ready" "$first" "$rss" "$delay" >> "$WORK/startup.tsv"
       stop_proxy "$pid"
     done
   done
@@ -626,6 +631,7 @@ elapsed=$(( $(date +%s) - started_at ))
   echo "java_opts=${MESA_EGRESS_JAVA_OPTS:-}"
   echo "start_java=$("${START_JAVA_HOME:+$START_JAVA_HOME/bin/}java" -version 2>&1 | head -1) (${START_JAVA_HOME:-java on PATH})"
   echo "start_runs=$START_RUNS"
+  echo "first_delay_s=$FIRST_DELAY_S"
 } > "$WORK/meta.txt"
 python3 "$here/load/report.py" "$WORK" "$here/RESULTS.md"
 if have gnuplot && [ -f "$WORK/plot-startup.dat" ]; then
