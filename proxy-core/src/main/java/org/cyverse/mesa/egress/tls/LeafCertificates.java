@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLException;
@@ -49,7 +50,7 @@ public final class LeafCertificates {
     private final ApplicationProtocolConfig http1Only;
     // Keyed by host alone: a certificate does not name a port, so one leaf serves them all.
     private final AsyncCache<String, SslContext> contexts;
-    private final java.util.concurrent.atomic.AtomicBoolean warmedUp = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean warmedUp = new AtomicBoolean();
     private volatile Destination warmUpDestination;
 
     /**
