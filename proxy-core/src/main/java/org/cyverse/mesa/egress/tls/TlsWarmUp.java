@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.tls;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -36,7 +37,7 @@ public final class TlsWarmUp {
      * sends a record each way and closes; whether all of it succeeded.
      */
     public static boolean handshake(SslContext leaf, InterceptionCa ca, String host, UpstreamTls upstream)
-            throws GeneralSecurityException, java.io.IOException {
+            throws GeneralSecurityException, IOException {
         upstream.trusts(new X509Certificate[] {ca.certificate()});
         SslContext clientContext = UpstreamTls.warmUpContext(ca.certificate());
         SSLEngine client = UpstreamTls.newEngine(clientContext, ByteBufAllocator.DEFAULT, host, 443);

@@ -17,11 +17,12 @@ public final class LogCapture extends Handler implements AutoCloseable {
     private final StringBuilder text = new StringBuilder();
     private final SimpleFormatter format = new SimpleFormatter();
     private final Level before;
+    /** Held: the JDK keeps loggers weakly, and a collected one would forget the level set here. */
+    private final Logger ours = Logger.getLogger("org.cyverse");
 
     public LogCapture() {
         setLevel(Level.ALL);
         Logger.getLogger("").addHandler(this);
-        Logger ours = Logger.getLogger("org.cyverse");
         before = ours.getLevel();
         ours.setLevel(Level.ALL);
     }
@@ -49,6 +50,6 @@ public final class LogCapture extends Handler implements AutoCloseable {
     @Override
     public void close() {
         Logger.getLogger("").removeHandler(this);
-        Logger.getLogger("org.cyverse").setLevel(before);
+        ours.setLevel(before);
     }
 }
