@@ -6,20 +6,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
 import org.cyverse.mesa.egress.config.MapReader.Text;
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
+import org.cyverse.mesa.egress.injector.KindSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
 
 /** Reads the {@code credentials} list. Whether the profile lets each credential reach its hosts is {@link CredentialScope}'s. */
 final class CredentialReader {
 
-    static final List<String> KEYS = List.of("name", "hosts", "ports", "methods", "paths", "sentinel", "header",
-            "format", "secret", "allow_plaintext", "body_substitution", "mint", "limits", "aws_sigv4",
-            "github_app");
+    static final List<String> KEYS = Stream.concat(Stream.of("name", "hosts", "ports", "methods", "paths", "sentinel",
+            "header", "format", "secret", "allow_plaintext", "body_substitution", "limits"), CredentialKinds.keys().stream()).toList();
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
 
@@ -74,9 +74,9 @@ final class CredentialReader {
         }
         List<Text> hostTexts = c.strings("hosts");
         List<HostPattern> hosts = new ArrayList<>();
-        boolean github = c.present("github_app");
-        if (!c.present("hosts") && github) {
-            hostTexts = null; // the API's host (and github.com beside api.github.com), once the block is read
+        KindReader kindReader = CredentialKinds.of(c);
+        if (!c.present("hosts") && kindReader != null && kindReader.defaultsHosts()) {
+            hostTexts = null; // the kind's block gives them, once read
         } else if (!c.present("hosts")) {
             c.problem("hosts", "is required: the only destinations this credential may reach");
         } else if (hostTexts != null && hostTexts.isEmpty()) {
@@ -102,29 +102,21 @@ final class CredentialReader {
         } else if (hasControl(format)) {
             c.problem("format", "must not hold control characters (a line break would split the header)");
         }
-        MintSpec mint = null;
+        KindSpec kind = null;
         SecretRef secret = null;
-        SigV4Reader.Read sigv4 = null;
-        if (github) {
-            mint = GitHubAppReader.read(c, broker, environment);
-            if (mint != null && !c.present("hosts")) {
+        if (kindReader != null) {
+            KindReader.Read read = kindReader.read(c, new KindReader.Context(name, key, broker, environment, sentinels));
+            kind = read == null ? null : read.spec();
+            secret = read == null ? null : read.secret();
+            sentinel = read == null || read.sentinel() == null ? sentinel : read.sentinel();
+            if (read != null && !c.present("hosts")) {
                 hostTexts = new ArrayList<>();
-                for (String host : GitHubAppReader.defaultHosts(((MintSpec.GitHubApp) mint).apiUrl())) {
+                for (String host : read.defaultHosts()) {
                     hosts.add(HostPattern.parse(host));
-                    hostTexts.add(new Text(host, c.lineOf("github_app")));
+                    hostTexts.add(new Text(host, c.lineOf(kindReader.key())));
                 }
-                int apiPort = ((MintSpec.GitHubApp) mint).apiUrl().getPort();
-                ports = c.present("ports") || apiPort < 0 ? ports : Set.of(apiPort);
+                ports = c.present("ports") || read.defaultPort() == null ? ports : Set.of(read.defaultPort());
             }
-        } else if (c.present("aws_sigv4")) {
-            sigv4 = SigV4Reader.read(c, broker, sentinels, key);
-            secret = sigv4 == null ? null : sigv4.secretAccessKey();
-            sentinel = sigv4 == null ? null : sigv4.keys().sentinelAccessKeyId();
-        } else if (c.present("mint")) {
-            if (c.present("secret")) {
-                c.problem("secret", "a minted credential has no secret: the proxy makes its value (remove secret, or remove mint)");
-            }
-            mint = MintReader.read(c, broker, name, environment);
         } else {
             secret = secret(c, broker);
         }
@@ -135,7 +127,7 @@ final class CredentialReader {
             return null;
         }
         CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
-                bodySubstitution, mint, limits, sigv4 == null ? null : sigv4.keys());
+                bodySubstitution, kind, limits);
         return new Entry(spec, key, hostTexts);
     }
 

@@ -12,14 +12,14 @@ import java.util.regex.Pattern;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.github.BranchRule;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
+import org.cyverse.mesa.egress.injector.github.GitHubAppSpec;
 
 /**
  * Reads a credential's {@code github_app} block (SPEC.md "Additions": {@code github_app: {app_id,
  * private_key, installation_id, repositories, permissions, branch, api_url}}, and the extensions
  * {@code graphql} and {@code force_push}).
  */
-final class GitHubAppReader {
+final class GitHubAppReader implements KindReader {
 
     static final List<String> KEYS = List.of("app_id", "private_key", "installation_id", "repositories", "permissions", "branch",
             "api_url", "graphql",
@@ -35,10 +35,29 @@ final class GitHubAppReader {
     private static final Pattern PERMISSION = Pattern.compile("[a-z][a-z_]{1,63}");
     private static final Set<String> LEVELS = Set.of("read", "write", "admin");
 
-    private GitHubAppReader() {}
+    @Override
+    public String key() {
+        return "github_app";
+    }
+
+    @Override
+    public boolean defaultsHosts() {
+        return true;
+    }
+
+    /** Without {@code hosts}: the API's host (and github.com beside api.github.com); without {@code ports} either, the API's port. */
+    @Override
+    public Read read(MapReader credential, Context context) {
+        GitHubAppSpec app = read(credential, context.broker(), context.environment());
+        if (app == null) {
+            return null;
+        }
+        int apiPort = app.apiUrl().getPort();
+        return new Read(app, null, null, defaultHosts(app.apiUrl()), apiPort < 0 ? null : apiPort);
+    }
 
     /** @return the spec, or {@code null} when a problem was reported */
-    static MintSpec.GitHubApp read(MapReader credential, boolean broker, Map<String, String> environment) {
+    static GitHubAppSpec read(MapReader credential, boolean broker, Map<String, String> environment) {
         for (String other : EXCLUSIVE) {
             if (credential.present(other)) {
                 credential.problem(other, "a github_app credential's token is minted by the proxy and injected in the forms GitHub"
@@ -64,7 +83,7 @@ final class GitHubAppReader {
         if (g.problems().size() != before || api == null || key == null || appId == null) {
             return null;
         }
-        return new MintSpec.GitHubApp(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql);
+        return new GitHubAppSpec(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql);
     }
 
     /** The hosts a github_app credential reaches when it names none: the API's host, and github.com beside api.github.com. */

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 
 /**
  * Reads a credential's {@code limits}: {@code requests_per_minute} and {@code concurrent} as

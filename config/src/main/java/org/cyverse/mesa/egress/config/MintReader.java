@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.cyverse.mesa.egress.config.MapReader.Text;
 import org.cyverse.mesa.egress.injector.SecretRef;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
+import org.cyverse.mesa.egress.injector.mint.LiteLlmSpec;
 
 /** Reads a credential's {@code mint} block. */
-final class MintReader {
+final class MintReader implements KindReader {
 
     static final List<String> MINT_KEYS = List.of("litellm");
     static final List<String> LITELLM_KEYS = List.of("url", "master_key", "duration", "max_budget", "models", "metadata",
@@ -22,10 +22,22 @@ final class MintReader {
     private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,6})(s|m|h|d|w|mo)");
     private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-    private MintReader() {}
+    @Override
+    public String key() {
+        return "mint";
+    }
+
+    @Override
+    public Read read(MapReader credential, Context context) {
+        if (credential.present("secret")) {
+            credential.problem("secret", "a minted credential has no secret: the proxy makes its value (remove secret, or remove mint)");
+        }
+        LiteLlmSpec spec = read(credential, context.broker(), context.name(), context.environment());
+        return spec == null ? null : new Read(spec);
+    }
 
     /** @return the mint spec, or {@code null} when a problem was reported */
-    static MintSpec read(MapReader credential, boolean broker, String name, Map<String, String> environment) {
+    static LiteLlmSpec read(MapReader credential, boolean broker, String name, Map<String, String> environment) {
         int unknown = credential.problems().size();
         MapReader mint = credential.map("mint", MINT_KEYS);
         if (mint == null || credential.problems().size() != unknown) {
@@ -70,7 +82,7 @@ final class MintReader {
         if (l.problems().size() != before || url == null || master == null) {
             return null;
         }
-        return new MintSpec.LiteLlm(url, master, duration, budget, models, metadata, alias, delete);
+        return new LiteLlmSpec(url, master, duration, budget, models, metadata, alias, delete);
     }
 
     private static Double budget(MapReader l) {

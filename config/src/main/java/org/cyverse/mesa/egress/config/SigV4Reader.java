@@ -6,17 +6,23 @@ import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.sigv4.SigV4Keys;
 
 /** Reads a credential's {@code aws_sigv4} block (SPEC.md "Additions": {@code aws_sigv4: {sentinel_access_key_id: ..., ...}}). */
-final class SigV4Reader {
+final class SigV4Reader implements KindReader {
 
     static final List<String> KEYS = List.of("sentinel_access_key_id", "sentinel_secret_access_key", "access_key_id", "secret_access_key",
             "session_token");
     /** The keys of a credential that an aws_sigv4 credential has no use for: its block says all of it. */
     static final List<String> EXCLUSIVE = List.of("secret", "sentinel", "header", "format", "mint", "body_substitution");
 
-    /** What the block gave: the keys, and the real secret key's reference (the credential's secret). */
-    record Read(SigV4Keys keys, SecretRef secretAccessKey) {}
+    @Override
+    public String key() {
+        return "aws_sigv4";
+    }
 
-    private SigV4Reader() {}
+    /** The block gives the credential its secret (the real secret access key) and its sentinel (the sentinel key id). */
+    @Override
+    public Read read(MapReader credential, Context context) {
+        return read(credential, context.broker(), context.sentinels(), context.key());
+    }
 
     /** @return what was read, or {@code null} when a problem was reported */
     static Read read(MapReader credential, boolean broker, Map<String, String> sentinels, String key) {
@@ -76,7 +82,7 @@ final class SigV4Reader {
         if (b.problems().size() != before) {
             return null;
         }
-        return new Read(new SigV4Keys(sentinelId, sentinelSecret, realId, realIdRef, token), secret);
+        return new Read(new SigV4Keys(sentinelId, sentinelSecret, realId, realIdRef, token), secret, sentinelId, List.of(), null);
     }
 
     private static String keyId(MapReader b, String k, String id, String what) {

@@ -22,7 +22,7 @@ import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -386,7 +386,7 @@ class GoodConfigTest {
         org.cyverse.mesa.egress.injector.CredentialSpec llm = config.credentials().get(0);
         assertTrue(llm.minted());
         assertEquals(null, llm.secret());
-        var mint = (org.cyverse.mesa.egress.injector.mint.MintSpec.LiteLlm) llm.mint();
+        var mint = llm.kind(org.cyverse.mesa.egress.injector.mint.LiteLlmSpec.class);
         assertEquals("https://llm-api.cyverse.ai", mint.url().toString());
         assertEquals("file:/run/secrets/litellm#master_key", mint.masterKey().toString());
         assertEquals("8h", mint.duration());
@@ -423,7 +423,7 @@ class GoodConfigTest {
         ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
         assertTrue(result.ok(), () -> result.problems().toString());
         org.cyverse.mesa.egress.injector.CredentialSpec osn = result.config().credentials().get(0);
-        assertEquals(null, osn.sigv4().accessKeyId(), "no key id is written: it is fetched");
+        assertEquals(null, osn.kind(org.cyverse.mesa.egress.injector.sigv4.SigV4Keys.class).accessKeyId(), "no key id is written: it is fetched");
         assertEquals(java.util.Map.of("access_key_id", org.cyverse.mesa.egress.injector.SecretRef.parse("openbao:aws/creds/osn#access_key"),
                 "session_token", org.cyverse.mesa.egress.injector.SecretRef.parse("openbao:aws/creds/osn#security_token")), osn.parts());
         assertEquals(3, osn.needs().size(), "the broker is needed for all three: " + osn.needs());
@@ -450,7 +450,7 @@ class GoodConfigTest {
                 ""));
         ConfigResult result = new ConfigLoader(ProfileCatalog.bundled(), java.util.Map.of()).load(file, Overrides.NONE);
         assertTrue(result.ok(), () -> result.problems().toString());
-        assertEquals("file:/run/secrets/osn/session_token", result.config().credentials().get(0).sigv4().sessionToken().toString());
+        assertEquals("file:/run/secrets/osn/session_token", result.config().credentials().get(0).kind(org.cyverse.mesa.egress.injector.sigv4.SigV4Keys.class).sessionToken().toString());
     }
 
     @Test
@@ -474,7 +474,7 @@ class GoodConfigTest {
         assertTrue(result.ok(), () -> result.problems().toString());
         org.cyverse.mesa.egress.injector.CredentialSpec osn = result.config().credentials().get(0);
         assertEquals(new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001", "sentinel-secret-access-key-0123",
-                "AKIAREALKEY000000001"), osn.sigv4());
+                "AKIAREALKEY000000001"), osn.kind(org.cyverse.mesa.egress.injector.sigv4.SigV4Keys.class));
         assertEquals("SNTLSENTINEL00000001", osn.sentinel(), "the sentinel key id is kept from other hosts like any sentinel");
         assertEquals("file:/run/secrets/osn#secret_key", osn.secret().toString());
         assertEquals(null, osn.header(), "nothing is set: the request is re-signed");
@@ -502,7 +502,7 @@ class GoodConfigTest {
         org.cyverse.mesa.egress.injector.CredentialSpec github = result.config().credentials().get(0);
         assertEquals("[api.github.com, github.com]", github.hosts().toString());
         assertEquals(java.util.Set.of(443), github.ports());
-        var app = (org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp) github.mint();
+        var app = github.kind(org.cyverse.mesa.egress.injector.github.GitHubAppSpec.class);
         assertEquals("https://api.github.com", app.apiUrl().toString());
         assertEquals("123456", app.appId());
         assertEquals(42L, app.installationId());
@@ -542,7 +542,7 @@ class GoodConfigTest {
                 .load(file, Overrides.NONE);
         assertTrue(allowed.ok(), () -> allowed.problems().toString());
         org.cyverse.mesa.egress.injector.CredentialSpec github = allowed.config().credentials().get(0);
-        var app = (org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp) github.mint();
+        var app = github.kind(org.cyverse.mesa.egress.injector.github.GitHubAppSpec.class);
         assertEquals("[ghe.example.org]", github.hosts().toString(), "GitHub Enterprise Server: the API and git on one host");
         assertEquals(java.util.List.of("acme/widgets"), app.repositories());
         assertEquals("refs/heads/agent/job-17 or refs/heads/agent/job-17/*", app.rule().describe());

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Set;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
 
 /**
  * One {@code credentials:} entry of the config file: a secret and the only destinations it may
@@ -22,10 +21,9 @@ import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
  * @param allowPlaintext whether injection may happen over plain http
  * @param bodySubstitution whether the sentinel is also replaced in request bodies (streaming),
  *     for APIs that carry keys in JSON bodies; off by default
- * @param mint how the value is minted ({@code mint:}), or {@code null} when it is read from {@code secret}
  * @param limits the proxy's own limits on requests carrying this credential ({@code limits:}); {@link CredentialLimits#NONE} by default
- * @param sigv4 for an {@code aws_sigv4} credential (requests re-signed, {@code secret} is the real secret access key and
- *     {@code sentinel} the sentinel access key id), or {@code null}
+ * @param kind the block of the credential's {@link CredentialKind} ({@code github_app:}, {@code aws_sigv4:}, {@code mint:}),
+ *     or {@code null} for a plain secret put on requests by {@link Injector}
  */
 public record CredentialSpec(
         String name,
@@ -39,16 +37,8 @@ public record CredentialSpec(
         SecretRef secret,
         boolean allowPlaintext,
         boolean bodySubstitution,
-        org.cyverse.mesa.egress.injector.mint.MintSpec mint,
-        CredentialLimits limits,
-        org.cyverse.mesa.egress.injector.sigv4.SigV4Keys sigv4) {
-
-    /** A credential that is not {@code aws_sigv4}. */
-    public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
-            String sentinel, String header, String format, SecretRef secret, boolean allowPlaintext, boolean bodySubstitution,
-            org.cyverse.mesa.egress.injector.mint.MintSpec mint, CredentialLimits limits) {
-        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, mint, limits, null);
-    }
+        KindSpec kind,
+        CredentialLimits limits) {
 
     /** A credential read from {@code secret}. */
     public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
@@ -59,14 +49,14 @@ public record CredentialSpec(
     /** A credential without {@code limits:}. */
     public CredentialSpec(String name, List<HostPattern> hosts, Set<Integer> ports, Set<String> methods, List<PathGlob> paths,
             String sentinel, String header, String format, SecretRef secret, boolean allowPlaintext, boolean bodySubstitution,
-            org.cyverse.mesa.egress.injector.mint.MintSpec mint) {
-        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, mint,
+            KindSpec kind) {
+        this(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution, kind,
                 CredentialLimits.NONE);
     }
 
     public CredentialSpec {
-        if ((secret == null) == (mint == null)) {
-            throw new IllegalArgumentException("credential " + name + " needs exactly one of secret and mint");
+        if ((secret == null) != (kind != null && kind.minted())) {
+            throw new IllegalArgumentException("credential " + name + " needs exactly one of secret and a minting kind");
         }
         limits = limits == null ? CredentialLimits.NONE : limits;
         hosts = List.copyOf(hosts);
@@ -77,8 +67,8 @@ public record CredentialSpec(
 
     /** Every secret reference this credential reads: its {@code secret} and its {@link #parts}, or what its minter needs. */
     public List<SecretRef> needs() {
-        if (mint != null) {
-            return mint.needs();
+        if (minted()) {
+            return kind.needs();
         }
         List<SecretRef> refs = new java.util.ArrayList<>();
         refs.add(secret);
@@ -88,39 +78,36 @@ public record CredentialSpec(
 
     /**
      * The values fetched together with {@code secret} and valid only with it ({@link SecretLease#parts}), by part
-     * name: an {@code aws_sigv4} credential's fetched access key id and session token; empty for any other.
+     * name, as its kind names them (an {@code aws_sigv4} credential's access key id and session token); empty for most.
      */
     public java.util.Map<String, SecretRef> parts() {
-        return sigv4 == null ? java.util.Map.of() : sigv4.parts();
+        return kind == null ? java.util.Map.of() : kind.parts();
     }
 
     /** This credential with other {@code limits}: the same values, hosts and scope. */
     public CredentialSpec withLimits(CredentialLimits changed) {
         return new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext, bodySubstitution,
-                mint, changed, sigv4);
+                kind, changed);
     }
 
     /** For {@code check}: where the value comes from (a reference or how it is minted, never a value). */
     public String source() {
-        if (sigv4 != null) {
-            return "aws_sigv4: requests signed with sentinel key id " + sigv4.sentinelAccessKeyId() + " re-signed as "
-                    + sigv4.describeKeyId() + " (secret access key: " + secret
-                    + (sigv4.sessionToken() != null ? "; session token: " + sigv4.sessionToken() : "") + ")";
-        }
-        return mint != null ? "minted: " + mint.describe() : "secret: " + secret;
+        return kind != null ? kind.describe(this) : "secret: " + secret;
     }
 
-    /**
-     * Whether {@link Injector} puts this credential on requests (replacing its sentinel, setting its header);
-     * {@code aws_sigv4} and {@code github_app} credentials have steps of their own.
-     */
+    /** Whether {@link Injector} puts this credential on requests (replacing its sentinel, setting its header), not a step of its kind. */
     public boolean injectedByInjector() {
-        return sigv4 == null && !(mint instanceof org.cyverse.mesa.egress.injector.mint.MintSpec.GitHubApp);
+        return kind == null || !kind.ownStep();
     }
 
     /** Whether the proxy mints this credential's values (rather than reading them from a source). */
     public boolean minted() {
-        return mint != null;
+        return kind != null && kind.minted();
+    }
+
+    /** {@link #kind} as {@code type} when it is one, else {@code null}: how a kind's own code finds its credentials. */
+    public <T extends KindSpec> T kind(Class<T> type) {
+        return type.isInstance(kind) ? type.cast(kind) : null;
     }
 
     /** Whether this credential's hosts and ports cover {@code destination} (methods and paths aside). */

@@ -37,7 +37,7 @@ final class CredentialState {
     volatile java.util.Map<String, List<Secret>> heldParts = java.util.Map.of();
     static final int HELD = 8;
     /** The minted values not retired yet (empty for a credential read from a source). */
-    final org.cyverse.mesa.egress.injector.mint.MintedKeys minted = new org.cyverse.mesa.egress.injector.mint.MintedKeys();
+    final org.cyverse.mesa.egress.injector.MintedKeys minted = new org.cyverse.mesa.egress.injector.MintedKeys();
     /** The next planned fetch (refresh ahead of expiry, or retry after a failure). */
     private ScheduledFuture<?> next;
 

@@ -1,29 +1,30 @@
 package org.cyverse.mesa.egress.injector;
 
-import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
-import org.cyverse.mesa.egress.injector.github.GitHubStep;
-import org.cyverse.mesa.egress.injector.sigv4.SigV4Step;
+import java.util.Set;
 
-/** The credential kinds of SPEC.md step 5, in the order the admission runs them. */
+/** The credential steps of SPEC.md step 5, in the order the admission runs them. */
 public final class CredentialSteps {
 
     private CredentialSteps() {}
 
     /**
      * {@code injector} first (it refuses real secrets and out-of-scope sentinels for every kind),
-     * then {@link GitHubStep} when a credential is {@code github_app}, then {@link SigV4Step} when
-     * one is {@code aws_sigv4}.
+     * then the step of each {@link CredentialKind} the credentials use that has one, in the order
+     * the config first names each kind. Kinds with steps of their own cover hosts of their own, so
+     * the order among them does not change what a request becomes.
      */
     public static List<CredentialStep> of(CredentialStep injector, List<CredentialSpec> credentials, SecretValues store) {
         List<CredentialStep> steps = new ArrayList<>(List.of(injector));
-        GitHubStep github = new GitHubStep(credentials, store);
-        if (github.any()) {
-            steps.add(github);
-        }
-        if (credentials.stream().anyMatch(c -> c.sigv4() != null)) {
-            steps.add(new SigV4Step(credentials, store, Clock.systemUTC()));
+        Set<CredentialKind> kinds = new LinkedHashSet<>();
+        credentials.stream().filter(c -> c.kind() != null).forEach(c -> kinds.add(c.kind().kind()));
+        for (CredentialKind kind : kinds) {
+            CredentialStep step = kind.step(credentials, store);
+            if (step != null) {
+                steps.add(step);
+            }
         }
         return List.copyOf(steps);
     }

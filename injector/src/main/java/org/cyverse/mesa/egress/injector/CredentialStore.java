@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.injector.mint.Minter;
+import org.cyverse.mesa.egress.injector.Minter;
 
 /**
  * The current secret of every configured credential, fetched once at start and kept fresh in
@@ -203,7 +203,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
      * retrying within {@code budget}; blocks. Returns how many could not be retired.
      */
     public int retireAll(Duration budget) {
-        Map<String, org.cyverse.mesa.egress.injector.mint.MintedKeys> minted = new LinkedHashMap<>();
+        Map<String, org.cyverse.mesa.egress.injector.MintedKeys> minted = new LinkedHashMap<>();
         states.values().stream().filter(s -> s.spec.minted()).forEach(s -> minted.put(s.spec.name(), s.minted));
         return retirements.all(minted, budget);
     }

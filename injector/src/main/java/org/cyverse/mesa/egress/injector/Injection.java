@@ -17,25 +17,16 @@ import java.util.Map;
  * @param place where a refused request carried the sentinel or secret, as the audit record's
  *     {@code place} names it ({@code header}, {@code query}, {@code path}, {@code body}, {@code host},
  *     {@code method}); {@code null} otherwise
- * @param resigning when the body's aws-chunked chunk signatures must be signed again
- *     ({@code aws_sigv4}, signed chunks), or {@code null}
- * @param github what a {@code github_app} credential's request was (its repository, a push's check), or {@code null}
+ * @param use what the credential's kind made of the request beyond its head (a body check, how a refusal reads, an
+ *     audit part), {@link RequestUse#NONE} when nothing
  */
 public record Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
-        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place,
-        org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning, org.cyverse.mesa.egress.injector.github.GitHubUse github) {
+        Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place, RequestUse use) {
 
-    /** An injection that leaves the body's signatures alone. */
+    /** An injection with nothing beyond the head. */
     public Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
             Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place) {
-        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, null, null);
-    }
-
-    /** An injection of a credential that is not {@code github_app}. */
-    public Injection(Outcome outcome, String credential, String pathAndQuery, List<Map.Entry<String, String>> headers,
-            Map<String, Secret> bodySubstitution, List<Applied> applied, String detail, String place,
-            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning) {
-        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, resigning, null);
+        this(outcome, credential, pathAndQuery, headers, bodySubstitution, applied, detail, place, RequestUse.NONE);
     }
 
     /**
@@ -92,6 +83,7 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
         headers = headers == null ? null : List.copyOf(headers);
         bodySubstitution = bodySubstitution == null ? Map.of() : Map.copyOf(bodySubstitution);
         applied = applied == null ? List.of() : List.copyOf(applied);
+        use = use == null ? RequestUse.NONE : use;
     }
 
     public boolean refused() {
@@ -105,6 +97,6 @@ public record Injection(Outcome outcome, String credential, String pathAndQuery,
     @Override
     public String toString() {
         return "Injection[outcome=" + outcome + ", credential=" + credential + ", applied=" + applied + ", detail=" + detail
-                + ", place=" + place + (github == null ? "" : ", github=" + github) + "]";
+                + ", place=" + place + (use == RequestUse.NONE ? "" : ", use=" + use) + "]";
     }
 }

@@ -8,8 +8,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.injector.mint.MintedKeys;
-import org.cyverse.mesa.egress.injector.mint.Minter;
+import org.cyverse.mesa.egress.injector.MintedKeys;
+import org.cyverse.mesa.egress.injector.Minter;
 import org.cyverse.mesa.egress.injector.SecretLease;
 
 /**

@@ -139,18 +139,13 @@ final class SecretScrubbing {
         List<Needle> needles = new ArrayList<>();
         Map<String, String> redactions = new LinkedHashMap<>();
         for (CredentialSpec c : credentials) {
-            String standIn = c.sigv4() != null ? c.sigv4().sentinelSecretAccessKey()
-                    : c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
-            if (c.sigv4() != null) { // an S3 error echoes the key id it checked: the agent gets its own back
-                List<String> keyIds = new ArrayList<>();
-                if (c.sigv4().accessKeyId() != null) {
-                    keyIds.add(c.sigv4().accessKeyId());
-                }
-                store.heldPart(c.name(), org.cyverse.mesa.egress.injector.sigv4.SigV4Keys.ACCESS_KEY_ID).forEach(k -> keyIds.add(k.reveal()));
-                for (String keyId : keyIds) {
-                    plain.putIfAbsent(keyId, c.sigv4().sentinelAccessKeyId());
-                    SecretForms.of(keyId, c.sigv4().sentinelAccessKeyId()).forEach(text::putIfAbsent);
-                }
+            String kindStandIn = c.kind() == null ? null : c.kind().standIn(c);
+            String standIn = kindStandIn != null ? kindStandIn : c.sentinel() != null ? c.sentinel() : "[redacted:" + c.name() + "]";
+            if (c.kind() != null) { // values beside the secret that an answer may echo (an S3 error's access key id)
+                c.kind().echoes(c, store).forEach((value, echoStandIn) -> {
+                    plain.putIfAbsent(value, echoStandIn);
+                    SecretForms.of(value, echoStandIn).forEach(text::putIfAbsent);
+                });
             }
             for (Secret secret : store.held(c.name())) {
                 if (plain.putIfAbsent(secret.reveal(), standIn) == null) {

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
-import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
 
 /**
  * The secret sources of one proxy, by the scheme of {@link SecretRef}: {@code file:} and
@@ -16,28 +14,28 @@ import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
 public final class SecretSources implements AutoCloseable {
 
     private final Map<String, SecretSource> bySchemes;
-    private final OpenBaoSecretSource openBao;
+    private final BrokerSource openBao;
 
-    private SecretSources(Map<String, SecretSource> bySchemes, OpenBaoSecretSource openBao) {
+    private SecretSources(Map<String, SecretSource> bySchemes, BrokerSource openBao) {
         this.bySchemes = Map.copyOf(bySchemes);
         this.openBao = openBao;
     }
 
     /**
-     * @param openBao the broker's settings, or {@code null} when the config has none; no network
+     * @param openBao makes the broker's source ({@code openbao:}), or {@code null} when the config has none; no network
      *     call is made here
      * @param given sources beyond the built-in ones, by scheme (tests, embedders)
      * @param environment what {@code env:} reads
      * @throws IOException when the broker's CA certificate cannot be read
      */
-    public static SecretSources create(OpenBaoSettings openBao, Map<String, SecretSource> given, Map<String, String> environment)
+    public static SecretSources create(BrokerSource.Factory openBao, Map<String, SecretSource> given, Map<String, String> environment)
             throws IOException {
         Map<String, SecretSource> sources = new HashMap<>();
         sources.put("file", new FileSecretSource());
         sources.put("env", new EnvSecretSource(environment));
-        OpenBaoSecretSource broker = null;
+        BrokerSource broker = null;
         if (openBao != null && !given.containsKey("openbao")) {
-            broker = OpenBaoSecretSource.create(openBao);
+            broker = openBao.open();
             sources.put("openbao", broker);
         }
         sources.putAll(given);

@@ -220,8 +220,8 @@ class CredentialStoreTest {
         org.cyverse.mesa.egress.injector.sigv4.SigV4Keys keys = new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001",
                 "sentinel-secret-access-key", null, SecretRef.parse("file:" + keyId), SecretRef.parse("file:" + token));
         CredentialSpec osn = new CredentialSpec("osn", List.of(HostPattern.parse("osn.example.org")), Set.of(443), Set.of(), List.of(),
-                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, null,
-                org.cyverse.mesa.egress.injector.budget.CredentialLimits.NONE, keys);
+                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, keys,
+                org.cyverse.mesa.egress.injector.CredentialLimits.NONE);
         CredentialStore store = store(List.of(osn), Map.of("file", new FileSecretSource()));
         store.start();
         awaitEvents("osn:success");
@@ -248,8 +248,8 @@ class CredentialStoreTest {
         org.cyverse.mesa.egress.injector.sigv4.SigV4Keys keys = new org.cyverse.mesa.egress.injector.sigv4.SigV4Keys("SNTLSENTINEL00000001",
                 "sentinel-secret-access-key", null, SecretRef.parse("file:" + dir.resolve("missing_key_id")), null);
         CredentialSpec osn = new CredentialSpec("osn", List.of(HostPattern.parse("osn.example.org")), Set.of(443), Set.of(), List.of(),
-                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, null,
-                org.cyverse.mesa.egress.injector.budget.CredentialLimits.NONE, keys);
+                "SNTLSENTINEL00000001", null, "Bearer {secret}", SecretRef.parse("file:" + secret), false, false, keys,
+                org.cyverse.mesa.egress.injector.CredentialLimits.NONE);
         CredentialStore store = store(List.of(osn), Map.of("file", new FileSecretSource()));
         store.start();
         awaitEvents("osn:failure");

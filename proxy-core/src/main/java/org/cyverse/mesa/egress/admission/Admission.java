@@ -258,8 +258,7 @@ public final class Admission {
             draft.budget = (BudgetTicket) outcome;
         }
         return draft.allow(new Outgoing(outgoing.pathAndQuery(), outgoing.headers(), pass.bodySubstitution(), scans, dlp.body(),
-                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks()), pass.resigning(),
-                pass.push()));
+                new TrailerCheck(steps, sent, config.credentials(), profile(), dlp::trailerRule, dlp.blocks()), pass.bodyChecks()));
     }
 
     /** The policy's refusal, or the approval inbox's when the host may be approved. */

@@ -5,34 +5,32 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
+import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.Secret;
-import org.cyverse.mesa.egress.injector.github.PushCheck;
-import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 
 /**
  * SPEC.md step 5 for one request: every {@link CredentialStep} in turn refuses it or rewrites it,
  * each seeing the request as the one before left it; what they did is noted on the draft (the
- * outcome, the credential, where a finding was, what was applied). Part of {@link Admission}.
+ * outcome, the credential, where a finding was, what was applied, what each kind made of the
+ * request). Part of {@link Admission}.
  *
- * @param refusal the refusal of the step that refused, or {@code null}
+ * @param refusal the refusal of the step that refused (in the form its kind said the client reads), or {@code null}
  * @param outgoing the request as the last step left it
  * @param bodySubstitution sentinel to secret in the body, for credentials that opted in
- * @param resigning how an aws_sigv4 body's chunk signatures are signed again, or {@code null}
- * @param push the branch rule's check of a push body, or {@code null}
+ * @param bodyChecks the checks the kinds gave the body (a push's branch rule, re-signed chunks), in step order
  */
-record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Secret> bodySubstitution, ChunkResigner.Plan resigning,
-        PushCheck.Plan push) {
+record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Secret> bodySubstitution, List<BodyCheck.Plan> bodyChecks) {
 
     static CredentialPass run(List<CredentialStep> steps, OutgoingRequest sent, VerdictDraft draft, LeakRedaction redaction,
             String profile) {
         Destination destination = sent.destination();
         OutgoingRequest outgoing = sent;
         Map<String, Secret> body = Map.of(); // a map of its own only when a credential substitutes in the body
-        ChunkResigner.Plan resigning = null;
-        PushCheck.Plan push = null;
+        List<BodyCheck.Plan> bodyChecks = List.of();
         List<Injection.Applied> applied = new ArrayList<>();
         for (CredentialStep step : steps) {
             Injection injection = step.apply(outgoing);
@@ -41,7 +39,10 @@ record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Sec
                 draft.injection = injection.outcome();
                 draft.credential = injection.credential();
             }
-            draft.github = injection.github() != null ? injection.github() : draft.github;
+            if (injection.use() != RequestUse.NONE) {
+                draft.uses = draft.uses.isEmpty() ? new ArrayList<>() : draft.uses;
+                draft.uses.add(injection.use());
+            }
             if (injection.refused()) {
                 draft.place = injection.place();
                 String host = redaction.field(destination.host());
@@ -51,12 +52,13 @@ record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Sec
                     draft.host = host;
                 }
                 Refusal refusal = CredentialRefusals.credential(injection, host, profile);
-                return new CredentialPass(injection.github() == null ? refusal : GitHubRefusals.readable(refusal, injection.github()),
-                        outgoing, body, null, null);
+                return new CredentialPass(AnswerStyles.styled(refusal, injection.use().answerStyle()), outgoing, body, List.of());
             }
             applied.addAll(injection.applied());
-            resigning = injection.resigning() != null ? injection.resigning() : resigning;
-            push = injection.github() != null && injection.github().push() != null ? injection.github().push() : push;
+            if (injection.use().body() != null) {
+                bodyChecks = bodyChecks.isEmpty() ? new ArrayList<>() : bodyChecks;
+                bodyChecks.add(injection.use().body());
+            }
             if (!injection.bodySubstitution().isEmpty()) {
                 body = body.isEmpty() ? new LinkedHashMap<>() : body;
                 injection.bodySubstitution().forEach(body::putIfAbsent);
@@ -64,6 +66,6 @@ record CredentialPass(Refusal refusal, OutgoingRequest outgoing, Map<String, Sec
             outgoing = new OutgoingRequest(sent.tls(), destination, sent.method(), injection.pathAndQuery(), injection.headers());
         }
         draft.applied = applied;
-        return new CredentialPass(null, outgoing, body, resigning, push);
+        return new CredentialPass(null, outgoing, body, bodyChecks);
     }
 }

@@ -11,7 +11,12 @@ public final class CredentialRefusals {
 
     /** A refusal of SPEC.md step 5: what the credential step that refused {@code injection} found, as its reason. */
     public static Refusal credential(Injection injection, String host, String profile) {
-        Reason reason = switch (injection.outcome()) {
+        return credential(injection.outcome(), injection.credential(), host, profile, injection.detail());
+    }
+
+    /** A refusal of SPEC.md step 5 for a credential kind's {@code outcome} (a body check's too): its reason, as the step's. */
+    public static Refusal credential(Injection.Outcome outcome, String credential, String host, String profile, String detail) {
+        Reason reason = switch (outcome) {
             case MISMATCH -> Reason.CREDENTIAL_ENDPOINT_MISMATCH;
             case SECRET_LEAK -> Reason.SECRET_LEAK;
             case PLAINTEXT -> Reason.PLAINTEXT_CREDENTIAL;
@@ -21,9 +26,9 @@ public final class CredentialRefusals {
             case MALFORMED -> Reason.BAD_REQUEST;
             case REPOSITORY_NOT_ALLOWED -> Reason.REPOSITORY_NOT_ALLOWED;
             case REF_NOT_ALLOWED -> Reason.REF_NOT_ALLOWED;
-            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + injection.outcome());
+            case UNCHANGED, INJECTED -> throw new IllegalArgumentException("not a refusal: " + outcome);
         };
-        return credential(reason, injection.credential(), host, profile, injection.detail());
+        return credential(reason, credential, host, profile, detail);
     }
 
     /**

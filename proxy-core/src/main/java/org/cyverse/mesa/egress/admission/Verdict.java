@@ -6,7 +6,9 @@ import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
@@ -37,12 +39,12 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * @param dlp the {@code dlp} rule that matched the head (refused in block mode, recorded in audit mode), or {@code null}
  * @param budget the place an allowed request holds in its credentials' {@code limits}: the one part of a verdict with
  *     state, released by whoever runs the request when it ends ({@code Exchange}); {@link BudgetTicket#NONE} otherwise
- * @param github what a {@code github_app} request was (repository, operation), for the audit record, or {@code null}
+ * @param uses what each credential kind made of the request (its audit part, its body check, how its client reads a
+ *     refusal), in step order; empty when none
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget,
-        org.cyverse.mesa.egress.injector.github.GitHubUse github) {
+        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget, List<RequestUse> uses) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -64,16 +66,16 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
      *     kind that has something to look for; empty when there is nothing
      * @param bodyDlp the {@code dlp} rules for the body, or {@code null} when {@code dlp} is off
      * @param trailers what judges the trailer fields of a chunked body (step 5 again, for them)
-     * @param resigning how the body's aws-chunked chunk signatures are signed again, or {@code null}
-     * @param push the branch rule's check of a {@code git-receive-pack} body's command list, or {@code null}
+     * @param bodyChecks the checks the credential kinds gave the body (a push's branch rule, re-signed aws-chunked
+     *     signatures), run in this order on every chunk; empty when none
      */
     public record Outgoing(String pathAndQuery, List<Map.Entry<String, String>> headers, Map<String, Secret> bodySubstitution,
-            List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers,
-            org.cyverse.mesa.egress.injector.sigv4.ChunkResigner.Plan resigning, org.cyverse.mesa.egress.injector.github.PushCheck.Plan push) {
+            List<ScanPlan> bodyScans, DlpPlan bodyDlp, TrailerCheck trailers, List<BodyCheck.Plan> bodyChecks) {
         public Outgoing {
             headers = List.copyOf(headers);
             bodySubstitution = Map.copyOf(bodySubstitution);
             bodyScans = List.copyOf(bodyScans);
+            bodyChecks = List.copyOf(bodyChecks);
         }
 
         /** Without the path, the query or header values: once injected they hold the real secret. */
@@ -86,6 +88,7 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
     public Verdict {
         applied = applied == null ? List.of() : List.copyOf(applied);
         budget = budget == null ? BudgetTicket.NONE : budget;
+        uses = uses == null ? List.of() : List.copyOf(uses);
     }
 
     public boolean allowed() {

@@ -6,6 +6,7 @@ import org.cyverse.mesa.egress.admission.Verdict.Outgoing;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.budget.BudgetTicket;
 
 /**
@@ -30,7 +31,8 @@ final class VerdictDraft {
     String place;
     String dlp;
     BudgetTicket budget = BudgetTicket.NONE;
-    org.cyverse.mesa.egress.injector.github.GitHubUse github;
+    /** What each credential kind made of the request, in step order (appended to by {@link CredentialPass}). */
+    List<RequestUse> uses = List.of();
 
     VerdictDraft(Mode mode, String method) {
         this.mode = mode;
@@ -62,6 +64,6 @@ final class VerdictDraft {
     private Verdict freeze(Outgoing outgoing, Refusal refusal, boolean unreadable) {
         String audited = host != null ? host : refusal == null ? null : refusal.host();
         return new Verdict(mode, method, scheme, audited, port, path, destination, policy, credential, injection, applied,
-                outgoing, refusal, unreadable, place, dlp, refusal == null ? budget : BudgetTicket.NONE, github);
+                outgoing, refusal, unreadable, place, dlp, refusal == null ? budget : BudgetTicket.NONE, uses);
     }
 }

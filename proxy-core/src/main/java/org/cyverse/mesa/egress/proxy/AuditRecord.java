@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.List;
+import org.cyverse.mesa.egress.injector.AuditPart;
 
 /**
  * One line of the audit log (SPEC.md "Audit log"): one per request, one per CONNECT for opaque
@@ -10,8 +11,8 @@ import java.util.List;
  * where a {@code secret_leak} or {@code credential_endpoint_mismatch} was found ({@code header},
  * {@code query}, {@code path}, {@code body}, {@code host}, {@code method}) or a {@code dlp} rule matched,
  * {@code null} otherwise; {@code dlp} is that rule's name (refused in block mode, recorded in audit mode).
- * {@code github} (an extension, only on requests of a {@code github_app} credential): the repository,
- * the operation, and for a push the refs it named. {@code websocket} (only on a WebSocket's record,
+ * The credential kinds' parts follow (extensions: {@code github} on requests of a {@code github_app}
+ * credential, {@link org.cyverse.mesa.egress.injector.github.GitHubUse.Audit}). {@code websocket} (only on a WebSocket's record,
  * written when the connection ends): its messages each way and how it closed. {@code protocol}
  * (an extension): {@code h2} for a request that came on an HTTP/2 stream, absent for HTTP/1.x.
  *
@@ -40,19 +41,23 @@ public record AuditRecord(
         long bytesUp,
         long bytesDown,
         long durationMs,
-        GitHub github,
+        List<AuditPart> parts,
         WebSocket websocket,
         String protocol) {
+
+    public AuditRecord {
+        parts = parts == null ? List.of() : List.copyOf(parts);
+    }
 
     /** A record without the {@code websocket} part. */
     public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
             String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
-            long bytesUp, long bytesDown, long durationMs, GitHub github) {
+            long bytesUp, long bytesDown, long durationMs, List<AuditPart> parts) {
         this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, github, null, null);
+                bytesDown, durationMs, parts, null, null);
     }
 
-    /** A record without the {@code github} part. */
+    /** A record without the credential kinds' parts. */
     public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
             String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
             long bytesUp, long bytesDown, long durationMs) {
@@ -62,7 +67,7 @@ public record AuditRecord(
 
     /**
      * Writes this record as one JSON object, the fields in SPEC.md's order: every field of the
-     * contract, {@code null} where it has no value; {@code github}, {@code websocket} and
+     * contract, {@code null} where it has no value; the kinds' parts, {@code websocket} and
      * {@code protocol} only when they have one.
      */
     public void writeTo(JsonGenerator g) throws IOException {
@@ -91,9 +96,9 @@ public record AuditRecord(
         g.writeNumberField("bytes_up", bytesUp);
         g.writeNumberField("bytes_down", bytesDown);
         g.writeNumberField("duration_ms", durationMs);
-        if (github != null) {
-            g.writeFieldName("github");
-            github.writeTo(g);
+        for (AuditPart part : parts) {
+            g.writeFieldName(part.field());
+            part.writeValue(g);
         }
         if (websocket != null) {
             g.writeFieldName("websocket");
@@ -103,36 +108,6 @@ public record AuditRecord(
             g.writeStringField("protocol", protocol);
         }
         g.writeEndObject();
-    }
-
-    /**
-     * What a GitHub request was: {@code repository} ({@code owner/name} as the request named it, or
-     * absent for a repository-free call), {@code operation} ({@code rest}, {@code graphql},
-     * {@code git-upload-pack}, {@code git-receive-pack}) and {@code refs}, the refs a push named;
-     * a part without a value is left out.
-     */
-    public record GitHub(String repository, String operation, List<String> refs) {
-        static GitHub of(org.cyverse.mesa.egress.injector.github.GitHubUse use, List<String> refs) {
-            return use == null ? null : new GitHub(use.repository(), use.operation(), refs);
-        }
-
-        void writeTo(JsonGenerator g) throws IOException {
-            g.writeStartObject();
-            if (repository != null) {
-                g.writeStringField("repository", repository);
-            }
-            if (operation != null) {
-                g.writeStringField("operation", operation);
-            }
-            if (refs != null) {
-                g.writeArrayFieldStart("refs");
-                for (String ref : refs) {
-                    g.writeString(ref);
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
-        }
     }
 
     /**

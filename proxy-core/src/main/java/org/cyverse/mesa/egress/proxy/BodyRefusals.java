@@ -1,17 +1,16 @@
 package org.cyverse.mesa.egress.proxy;
 
 import org.cyverse.mesa.egress.admission.CredentialRefusals;
-import org.cyverse.mesa.egress.admission.GitHubRefusals;
+import org.cyverse.mesa.egress.admission.AnswerStyles;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Injection;
-import org.cyverse.mesa.egress.injector.github.PushCheck;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.Finding;
-import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 
 /** The reason and facts of a body the gate stopped, for {@link Refusals} to answer. */
 final class BodyRefusals {
@@ -46,6 +45,27 @@ final class BodyRefusals {
     }
 
     /**
+     * A body a credential kind's check refused, in the form its client reads: a body that is not
+     * what it claims is 400 (with how much had gone); a signature that is not the client's
+     * {@code sigv4_signature_mismatch}; any other outcome the credential refusal it names (a push's
+     * {@code ref_not_allowed}, answered once its body ended, so without the cut), with the
+     * client's own answer when the check gave one (a receive-pack report).
+     */
+    private static Refusal checked(BodyCheck.Refusal refused, Destination destination, ProxyState state, String cut) {
+        Refusal refusal = switch (refused.outcome()) {
+            case MALFORMED -> Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, refused.detail() + cut);
+            case BAD_SIGNATURE -> Refusals.of(Reason.SIGV4_SIGNATURE_MISMATCH, destination.host(), state.profile(), refused.detail() + cut);
+            default -> CredentialRefusals.credential(refused.outcome(), refused.credential(), destination.host(), state.profile(),
+                    refused.detail());
+        };
+        if (refused.answer() != null) {
+            BodyCheck.Answer a = refused.answer();
+            return refusal.answeredAs(new Refusal.Answer(a.status(), a.contentType(), a.body()));
+        }
+        return AnswerStyles.styled(refusal, refused.style());
+    }
+
+    /**
      * @param sentBytes how much of the request had gone upstream when the finding came (the body
      *     was over {@code limits.scan_hold_bytes}), or -1 when none of it had
      */
@@ -57,16 +77,8 @@ final class BodyRefusals {
             return sentBytes < 0 ? r : new Refusal(r.status(), r.reason(), r.error() + cut, r.host(), r.hint(), r.rule(),
                     r.retryAfterSeconds(), r.details());
         }
-        if (finding.push() != null) { // github_app: a push the branch rule refused, or a body that is no command list
-            PushCheck check = finding.push();
-            return check.outcome() == PushCheck.Outcome.REFUSED ? GitHubRefusals.push(check, destination.host(), state.profile())
-                    : GitHubRefusals.unreadablePush(check, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, "git receive-pack: "
-                    + check.detail() + cut));
-        }
-        if (finding.resigning() != null) { // aws_sigv4 signed chunks that are not the client's, or whose framing lies
-            ChunkResigner.ChunkException e = finding.resigning();
-            return e.malformed() ? Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, "aws-chunked: " + e.getMessage() + cut)
-                    : Refusals.of(Reason.SIGV4_SIGNATURE_MISMATCH, destination.host(), state.profile(), e.getMessage() + cut);
+        if (finding.checked() != null) { // a credential kind's check: a push the branch rule refused, chunks not the client's, ...
+            return checked(finding.checked(), destination, state, cut);
         }
         if (finding.overloaded()) {
             return Refusals.of(Reason.OVERLOADED, destination.host(), state.profile(), "request bodies held for scanning would pass"

@@ -13,10 +13,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
-import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 
 /**
- * Streams a body (or a WebSocket message) through a {@link StreamReplacer} or a {@link ChunkResigner}, chunk by chunk: the
+ * Streams a body (or a WebSocket message) through a {@link StreamReplacer} or a {@link BodyCheck} that rewrites, chunk by chunk: the
  * replacer holds back at most one pattern's length, the re-signer one aws-chunked chunk, so memory
  * stays bounded whatever the body's size.
  */
@@ -63,20 +63,22 @@ final class BodyRewriting {
     }
 
     /**
-     * Re-signs one chunk of an aws-chunked body ({@code aws_sigv4}, signed chunks); consumes
-     * (releases) {@code content}. What goes on is only whole chunks whose signatures were found
-     * the client's.
+     * One chunk as a credential kind's {@link BodyCheck} rewrites it (re-signed aws-chunked
+     * signatures); consumes (releases) {@code content} when the check rewrites, else returns it.
      */
-    static HttpContent resign(HttpContent content, ChunkResigner resigner) throws ChunkResigner.ChunkException {
-        return rewrite(content, new Transform<ChunkResigner.ChunkException>() {
+    static HttpContent rewrite(HttpContent content, BodyCheck check) throws BodyCheck.Refused {
+        if (!check.rewrites()) {
+            return content;
+        }
+        boolean last = content instanceof LastHttpContent;
+        return rewrite(content, new Transform<BodyCheck.Refused>() {
             @Override
-            public byte[] feed(byte[] in) throws ChunkResigner.ChunkException {
-                return resigner.feed(in, 0, in.length);
+            public byte[] feed(byte[] in) throws BodyCheck.Refused {
+                return check.rewrite(in, last);
             }
 
             @Override
-            public byte[] finish() throws ChunkResigner.ChunkException {
-                resigner.finish();
+            public byte[] finish() {
                 return new byte[0];
             }
         });

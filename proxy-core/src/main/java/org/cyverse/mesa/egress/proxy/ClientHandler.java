@@ -208,7 +208,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter implements Exchan
         RequestBodyGate gate;
         try {
             gate = RequestBodyGate.forRequest(request, out, snapshot, verdict.destination(), (rule, place) -> exchange.dlpAudited(rule, place, proxy.metrics),
-                    proxy.holdBudget, exchange::pushed);
+                    proxy.holdBudget);
         } catch (RequestBodyScan.UnscannableException e) {
             answer(exchange, Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, e.getMessage()), true);
             return;

@@ -6,7 +6,9 @@ import java.time.Instant;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.injector.AuditPart;
 import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
  * One request or tunnel while it runs: its {@link Verdict} (what was decided, and what the audit
@@ -28,7 +30,6 @@ final class Exchange {
     private String bodyPlace;
     private String dlpRule;
     /** The refs a git push named, once its command list was read; {@code null} otherwise. */
-    private java.util.List<String> pushedRefs;
     /** A WebSocket's messages and close, once it ended; {@code null} for everything else. */
     private AuditRecord.WebSocket websocket;
     long bytesUp;
@@ -81,11 +82,6 @@ final class Exchange {
     }
 
     /** A secret or an out-of-scope sentinel of {@code credential} was found in the body, in {@code place}. */
-    /** A git push's command list was read: the record names its refs. */
-    void pushed(java.util.List<String> refs) {
-        pushedRefs = java.util.List.copyOf(refs);
-    }
-
     void foundInBody(String credential, String place) {
         bodyCredential = credential;
         bodyPlace = place;
@@ -204,8 +200,23 @@ final class Exchange {
                 v == null ? null : v.port(), redaction.redactField(v == null ? null : v.path()),
                 allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
                 bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
-                status, bytesUp, bytesDown, nanos / 1_000_000, AuditRecord.GitHub.of(v == null ? null : v.github(), pushedRefs),
+                status, bytesUp, bytesDown, nanos / 1_000_000, auditParts(v),
                 websocket, protocol));
+    }
+
+    /** What the credential kinds add to the record (the {@code github} part), taken now that the request ended. */
+    private static java.util.List<AuditPart> auditParts(Verdict v) {
+        if (v == null || v.uses().isEmpty()) {
+            return java.util.List.of();
+        }
+        java.util.List<AuditPart> parts = new java.util.ArrayList<>();
+        for (RequestUse use : v.uses()) {
+            AuditPart part = use.audit();
+            if (part != null) {
+                parts.add(part);
+            }
+        }
+        return parts;
     }
 
     boolean finished() {

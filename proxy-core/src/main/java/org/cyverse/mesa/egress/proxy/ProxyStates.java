@@ -14,8 +14,8 @@ import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
-import org.cyverse.mesa.egress.injector.mint.Minter;
-import org.cyverse.mesa.egress.injector.mint.Minters;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.tls.UpstreamTls;
 

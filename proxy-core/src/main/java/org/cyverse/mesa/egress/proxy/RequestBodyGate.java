@@ -17,9 +17,9 @@ import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.body.RequestBodyScan;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
-import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;
 import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.DlpRule;
@@ -31,32 +31,36 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * the scan has seen the whole body or that many bytes, so that a body within the bound that
  * carries a secret never reaches the upstream at all; past the bound the body streams with the
  * scan still running. Sentinels of credentials that opted in to body substitution are replaced
- * after the scan (the scan reads what the client sent). Confined to the client's event loop;
- * {@link #close} releases what is held.
+ * after the scan (the scan reads what the client sent). The credential kinds' {@link BodyCheck}s
+ * (a push's branch rule, re-signed aws-chunked signatures) run on every chunk after the scan, in
+ * the order the admission listed them; while one holds, the head and the body wait. Confined to the
+ * client's event loop; {@link #close} releases what is held.
  */
 final class RequestBodyGate implements AutoCloseable {
 
     /**
      * What a chunk revealed: a needle found, a body that cannot be scanned (with why), a blocking
      * {@code dlp} rule, no room to hold it ({@code overloaded}: the bytes held across requests
-     * would pass {@code limits.scan_hold_total_bytes}), or trailer fields refused.
+     * would pass {@code limits.scan_hold_total_bytes}), trailer fields refused, or a credential
+     * kind's body check that refused ({@code checked}).
      */
     record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
-            ChunkResigner.ChunkException resigning, org.cyverse.mesa.egress.injector.github.PushCheck push) {
+            BodyCheck.Refusal checked) {
         Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
-            this(hit, unscannable, dlpRule, false, null, null, null);
+            this(hit, unscannable, dlpRule, false, null, null);
         }
 
-        Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
-                ChunkResigner.ChunkException resigning) {
-            this(hit, unscannable, dlpRule, overloaded, trailers, resigning, null);
+        /** A kind's body check refused. */
+        static Finding checked(BodyCheck.Refusal refusal) {
+            return new Finding(null, null, null, false, null, refusal);
         }
     }
 
+
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
-    private ChunkResigner resigning; // aws_sigv4 signed chunks, or null
-    private PushGate push; // github_app: a push's command list, or null
+    /** The credential kinds' checks of this body, or {@code null} when there are none. */
+    private BodyCheckChain checks;
     /** What judges a chunked body's trailer fields, or {@code null} when the body is not chunked. */
     private final TrailerCheck trailers;
     /** The trailer fields to send, once judged; {@code null} before (or when there are none). */
@@ -97,19 +101,13 @@ final class RequestBodyGate implements AutoCloseable {
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate forRequest(HttpRequest request, Verdict.Outgoing out, ProxyState state, Destination destination,
-            BiConsumer<String, String> dlpAudit, HoldBudget budget, java.util.function.Consumer<List<String>> refsAudit)
-            throws RequestBodyScan.UnscannableException {
+            BiConsumer<String, String> dlpAudit, HoldBudget budget) throws RequestBodyScan.UnscannableException {
         if (!hasBody(request)) {
             return null;
         }
         RequestBodyGate gate = of(out.bodyScans(), out.bodyDlp(), out.bodySubstitution(),
                 HttpUtil.isTransferEncodingChunked(request) ? out.trailers() : null, ContentCoding.of(request.headers()),
-                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit, out.resigning());
-        if (out.push() != null) { // held until the command list is judged, even with nothing to scan
-            gate = gate != null ? gate : new RequestBodyGate(null, null, null, 0, false, dlpAudit);
-            gate.push = new PushGate(out.push(), refsAudit);
-            gate.holding = true;
-        }
+                state.injector().hasCredentialFor(destination), state.config().limits().scanHoldBytes(), dlpAudit, out.bodyChecks());
         if (gate != null) {
             gate.budget = budget;
             gate.budgetMax = state.config().limits().scanHoldTotalBytes();
@@ -125,47 +123,49 @@ final class RequestBodyGate implements AutoCloseable {
     /**
      * The gate for a request body, or {@code null} when there is nothing to scan, substitute or re-sign.
      *
-     * @param trailers what judges the trailer fields of a chunked body; {@code resigning} how its aws-chunked signatures are
-     *     signed again; {@code contentEncoding} its {@code Content-Encoding}: each may be {@code null}
+     * @param trailers what judges the trailer fields of a chunked body; {@code contentEncoding} its
+     *     {@code Content-Encoding}: each may be {@code null}
      * @param credentialHost whether a credential covers the destination: a body there must be decodable
+     * @param checks the credential kinds' checks of the body, in order (started here)
      * @throws RequestBodyScan.UnscannableException the body's coding cannot be decoded and must be
      */
     static RequestBodyGate of(List<ScanPlan> plans, DlpPlan dlp, Map<String, Secret> substitution, TrailerCheck trailers,
             String contentEncoding, boolean credentialHost, int holdBytes, BiConsumer<String, String> dlpAudit,
-            ChunkResigner.Plan resigning) throws RequestBodyScan.UnscannableException {
+            List<BodyCheck.Plan> checks) throws RequestBodyScan.UnscannableException {
         RequestBodyScan scan = plans.isEmpty() && dlp == null ? null : RequestBodyScan.of(plans, dlp, contentEncoding, credentialHost);
         StreamReplacer replacer = substitution.isEmpty() ? null : BodyRewriting.sentinelsToSecrets(substitution);
-        RequestBodyGate gate = scan == null && replacer == null && trailers == null && resigning == null ? null
+        RequestBodyGate gate = scan == null && replacer == null && trailers == null && checks.isEmpty() ? null
                 : new RequestBodyGate(scan, replacer, trailers, holdBytes, dlp != null && dlp.block(), dlpAudit);
-        if (gate != null) {
-            gate.resigning = resigning == null ? null : resigning.start();
+        if (gate != null && !checks.isEmpty()) {
+            gate.checks = new BodyCheckChain(checks);
+            gate.holding |= gate.checks.holdsHead(); // held until the check decides, even with nothing to scan
         }
         return gate;
     }
 
-    /** {@code chunk} with its aws-chunked signatures signed again (consumed), else itself. */
-    HttpContent resigned(HttpContent chunk) throws ChunkResigner.ChunkException {
-        return resigning == null ? chunk : BodyRewriting.resign(chunk, resigning);
+    /** {@code chunk} as the kinds' checks rewrite it (consumed when rewritten), else itself. */
+    HttpContent rewritten(HttpContent chunk) throws BodyCheck.Refused {
+        return checks == null ? chunk : checks.rewritten(chunk);
     }
 
-    /** Whether this body is a push whose command list (and maybe pack) is checked. */
-    boolean checksPush() {
-        return push != null;
+    /** Whether a check holds the head until it decides (the upstream's answer is then watched for early, {@link EarlyAnswer}). */
+    boolean holdsForChecks() {
+        return checks != null && checks.holdsHead();
     }
 
     /** Whether the body may still be refused at its end, after the head went (a push's pack read for fast-forwards). */
     boolean judgedAtEnd() {
-        return push != null && push.checkingPack();
+        return checks != null && checks.judgedAtEnd();
     }
 
-    /** Whether the chunks now coming are dropped: a refused push, answered once its body has ended. */
+    /** Whether the chunks now coming are dropped: a refused body, answered once it has ended. */
     boolean dropping() {
-        return push != null && push.dropping();
+        return checks != null && checks.dropping();
     }
 
     /** Whether the body's length changes on the way (it is then sent chunked). */
     boolean rewrites() {
-        return substitution != null;
+        return substitution != null || checks != null && checks.changesLength();
     }
 
     /** Whether the request head and the body wait for the scan. */
@@ -175,7 +175,7 @@ final class RequestBodyGate implements AutoCloseable {
 
     /** Whether the scan has seen enough to let the head and what was held go: all of the body, or the bound. */
     boolean holdComplete() {
-        return (push == null || push.decided()) && (held.sawLast() || held.bytes() >= holdBytes || scan == null);
+        return (checks == null || checks.decided()) && (held.sawLast() || held.bytes() >= holdBytes || scan == null);
     }
 
     /** Scans {@code chunk} (not consumed); {@code null} when it is clean. */
@@ -191,7 +191,7 @@ final class RequestBodyGate implements AutoCloseable {
             checkedTrailers = judged.fields();
         }
         if (scan == null) {
-            return pushFinding(chunk);
+            return checkFinding(chunk);
         }
         try {
             boolean last = chunk instanceof LastHttpContent;
@@ -212,15 +212,16 @@ final class RequestBodyGate implements AutoCloseable {
                 }
                 dlpAudit.accept(rule.id(), "body");
             }
-            return pushFinding(chunk);
+            return checkFinding(chunk);
         } catch (RequestBodyScan.UnscannableException e) {
             return new Finding(null, e.getMessage(), null);
         }
     }
 
-    private Finding pushFinding(HttpContent chunk) {
-        org.cyverse.mesa.egress.injector.github.PushCheck refused = push == null ? null : push.inspect(chunk);
-        return refused == null ? null : new Finding(null, null, null, false, null, null, refused);
+    /** The kinds' checks on {@code chunk} (not consumed): the first refusal, else {@code null}. */
+    private Finding checkFinding(HttpContent chunk) {
+        BodyCheck.Refusal refused = checks == null ? null : checks.inspect(chunk);
+        return refused == null ? null : Finding.checked(refused);
     }
 
     /**
@@ -278,8 +279,8 @@ final class RequestBodyGate implements AutoCloseable {
     @Override
     public void close() {
         giveBack();
-        if (push != null) {
-            push.close();
+        if (checks != null) {
+            checks.close();
         }
         held.close();
         if (scan != null) {

@@ -15,8 +15,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.injector.sigv4.ChunkResigner;
 import org.cyverse.mesa.egress.body.ContentCoding;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 
 /**
  * One request's way upstream, the head and the body: the head waits while the body is held for
@@ -68,9 +68,9 @@ final class RequestUpload {
         this.lengthEnd = new LengthEndHold(gate != null && !gate.rewrites() ? HttpUtil.getContentLength(outgoing, -1L) : -1L);
     }
 
-    /** What the upstream's answers go to: {@code exchange}, through an {@link EarlyAnswer} when a push is checked. */
+    /** What the upstream's answers go to: {@code exchange}, through an {@link EarlyAnswer} when a check holds the body (a push). */
     UpstreamListener answersTo(UpstreamListener exchange) {
-        early = gate != null && gate.checksPush() ? new EarlyAnswer(exchange) : null;
+        early = gate != null && gate.holdsForChecks() ? new EarlyAnswer(exchange) : null;
         return early != null ? early : exchange;
     }
 
@@ -144,9 +144,9 @@ final class RequestUpload {
             return;
         }
         try {
-            content = gate.resigned(content); // scanned and sent as it goes on: only chunks whose signatures were checked
-        } catch (ChunkResigner.ChunkException e) {
-            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, false, null, e), state != State.HOLDING);
+            content = gate.rewritten(content); // re-signed chunks go on as they are checked: only those whose signatures were the client's
+        } catch (BodyCheck.Refused e) {
+            listener.bodyRefused(RequestBodyGate.Finding.checked(e.refusal()), state != State.HOLDING);
             return;
         }
         RequestBodyGate.Finding finding;

@@ -79,7 +79,8 @@ class AuditLogTest {
                 "deny", "not_allowed", null, null, null, null, 403, 0, 0, 1));
         log.record(new AuditRecord("2026-11-29T00:00:01Z", "P2", "127.0.0.1:2", "intercept", "POST", "https", "api.github.com", 443,
                 "/repos/o/r/git/\"refs\"", "allow", "allowed", "api.github.com", "github", "body", "card é", 200, 10, 20, 3,
-                new AuditRecord.GitHub(null, "git-receive-pack", java.util.Arrays.asList("refs/heads/agent/a1", null)),
+                java.util.List.of(new org.cyverse.mesa.egress.injector.github.GitHubUse.Audit(null, "git-receive-pack",
+                        java.util.Arrays.asList("refs/heads/agent/a1", null))),
                 new AuditRecord.WebSocket(4, 5, 1000, "client"), "h2"));
         log.close();
         String[] lines = sink.bytes.toString(StandardCharsets.UTF_8).split("\n", -1);

@@ -21,7 +21,7 @@ class RequestBodyGateTest {
 
     private static RequestBodyGate gate() throws Exception {
         ScanPlan plan = new ScanPlan.Builder().add("llm", Finding.Kind.SECRET, "sk-llm-REAL-7c1d9e2f4a6b8c0d").build();
-        return RequestBodyGate.of(List.of(plan), null, Map.of(), null, null, false, 1 << 20, (rule, place) -> { }, null);
+        return RequestBodyGate.of(List.of(plan), null, Map.of(), null, null, false, 1 << 20, (rule, place) -> { }, List.of());
     }
 
     @Test

@@ -80,13 +80,13 @@ final class CheckCommand {
             applied.add(entry);
         }
         for (var spec : config.credentials()) {
-            if (spec.sigv4() != null && verdict.destination() != null && spec.covers(verdict.destination())
+            List<String> kindActions = spec.kind() == null ? List.of() : spec.kind().checkActions(spec);
+            if (!kindActions.isEmpty() && verdict.destination() != null && spec.covers(verdict.destination())
                     && verdict.applied().stream().noneMatch(a -> a.credential().equals(spec.name()))) {
-                // A URL carries no signature: say what the proxy does with the requests an S3 client signs.
+                // A URL carries no signature: say what the proxy does with the requests a client signs (aws_sigv4).
                 Map<String, Object> entry = new LinkedHashMap<>();
                 entry.put("name", spec.name());
-                entry.put("actions", List.of("re-signs requests signed with sentinel key id " + spec.sigv4().sentinelAccessKeyId()
-                        + " (AWS SigV4)"));
+                entry.put("actions", kindActions);
                 entry.put("source", spec.source());
                 entry.put("limits", spec.limits().describe());
                 applied.add(entry);

@@ -1,7 +1,8 @@
 package org.cyverse.mesa.egress.injector.budget;
 
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import java.time.Duration;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits.Kind;
+import org.cyverse.mesa.egress.injector.CredentialLimits.Kind;
 
 /**
  * One credential's budget: the starts of its most recent requests (exactly as many as

@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.injector.budget;
 
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

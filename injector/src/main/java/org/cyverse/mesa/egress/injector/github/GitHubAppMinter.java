@@ -23,10 +23,9 @@ import java.util.Date;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-import org.cyverse.mesa.egress.injector.mint.LiteLlmMinter.SecretReader;
-import org.cyverse.mesa.egress.injector.mint.Minter;
-import org.cyverse.mesa.egress.injector.mint.Minters;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
+import org.cyverse.mesa.egress.injector.Minters.SecretReader;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters;
 
 /**
  * GitHub App installation tokens (GitHub REST docs, "Authenticating as a GitHub App installation"):
@@ -45,14 +44,14 @@ public final class GitHubAppMinter implements Minter {
     static final String API_VERSION = "2022-11-28";
 
     private final String credential;
-    private final MintSpec.GitHubApp spec;
+    private final GitHubAppSpec spec;
     private final SecretReader keys;
     private final HttpClient http;
     private final Duration timeout;
     private final Clock clock;
 
     /** @param http a client that does not follow redirects (the JWT and tokens must not be carried elsewhere) */
-    public GitHubAppMinter(String credential, MintSpec.GitHubApp spec, SecretReader keys, HttpClient http, Duration timeout, Clock clock) {
+    public GitHubAppMinter(String credential, GitHubAppSpec spec, SecretReader keys, HttpClient http, Duration timeout, Clock clock) {
         this.credential = credential;
         this.spec = spec;
         this.keys = keys;

@@ -12,7 +12,6 @@ import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
 
 /**
  * The {@code github_app} credentials of SPEC.md step 5: to the API, {@code Authorization: Bearer
@@ -34,7 +33,7 @@ public final class GitHubStep implements CredentialStep {
     private final SecretValues store;
 
     public GitHubStep(List<CredentialSpec> credentials, SecretValues store) {
-        this.credentials = credentials.stream().filter(c -> c.mint() instanceof MintSpec.GitHubApp).toList();
+        this.credentials = credentials.stream().filter(c -> c.kind(GitHubAppSpec.class) != null).toList();
         this.store = store;
     }
 
@@ -53,10 +52,10 @@ public final class GitHubStep implements CredentialStep {
         int q = pathAndQuery.indexOf('?');
         // Two installations on one host (two accounts): the one whose repositories the request names.
         CredentialSpec c = covering.size() == 1 ? covering.get(0) : covering.stream()
-                .filter(s -> jobHas((MintSpec.GitHubApp) s.mint(), route(s, request, pathAndQuery, q).repository())).findFirst()
+                .filter(s -> jobHas(s.kind(GitHubAppSpec.class), route(s, request, pathAndQuery, q).repository())).findFirst()
                 .orElse(covering.get(0));
         GitHubRoute route = route(c, request, pathAndQuery, q);
-        MintSpec.GitHubApp app = (MintSpec.GitHubApp) c.mint();
+        GitHubAppSpec app = c.kind(GitHubAppSpec.class);
         String operation = switch (route.kind()) {
             case GIT_FETCH -> "git-upload-pack";
             case GIT_PUSH_REFS, GIT_PUSH -> "git-receive-pack";
@@ -111,24 +110,24 @@ public final class GitHubStep implements CredentialStep {
         String where = route.repository() == null ? operation : operation + " " + route.repository();
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
                 List.of("authorization set: installation token as " + (git ? "Basic x-access-token" : "Bearer") + " (" + where + ")"))),
-                "injected " + c.name(), null, null, use);
+                "injected " + c.name(), null, use);
     }
 
     private static GitHubRoute route(CredentialSpec c, OutgoingRequest request, String pathAndQuery, int q) {
-        return GitHubRoute.of(((MintSpec.GitHubApp) c.mint()).apiUrl(), request.destination(), request.method(),
+        return GitHubRoute.of(c.kind(GitHubAppSpec.class).apiUrl(), request.destination(), request.method(),
                 q < 0 ? pathAndQuery : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
     }
 
-    private static boolean jobHas(MintSpec.GitHubApp app, String repository) {
+    private static boolean jobHas(GitHubAppSpec app, String repository) {
         return repository != null && app.repositories().stream().anyMatch(r -> GitHubRoute.key(r).equals(GitHubRoute.key(repository)));
     }
 
     private static Injection unchanged(OutgoingRequest request, GitHubUse use) {
         return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), request.headers(), Map.of(), List.of(),
-                "no credential applies", null, null, use);
+                "no credential applies", null, use);
     }
 
     private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail, GitHubUse use) {
-        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, null, null, use);
+        return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, null, use);
     }
 }

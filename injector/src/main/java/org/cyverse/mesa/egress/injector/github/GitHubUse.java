@@ -1,18 +1,103 @@
 package org.cyverse.mesa.egress.injector.github;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.util.List;
+import org.cyverse.mesa.egress.injector.AuditPart;
+import org.cyverse.mesa.egress.injector.BodyCheck;
+import org.cyverse.mesa.egress.injector.RequestUse;
+
 /**
  * What a request did with a {@code github_app} credential, for the audit record and the body:
  * the repository it named, what kind of call it was, and, for a push, the check its command list
- * must pass before any of it leaves.
- *
- * @param repository {@code owner/name} as the request named it, or {@code null} (a repository-free call)
- * @param operation {@code rest}, {@code graphql}, {@code git-upload-pack}, {@code git-receive-pack}
- * @param push the branch rule's check of a {@code git-receive-pack} body, or {@code null}
+ * must pass before any of it leaves. Per request, confined to its thread.
  */
-public record GitHubUse(String repository, String operation, PushCheck.Plan push) {
+public final class GitHubUse implements RequestUse {
+
+    private final String repository;
+    private final String operation;
+    private final PushCheck.Plan push;
+    /** The push's check once its body began, whose refs the audit record names. */
+    private PushCheck started;
+
+    /**
+     * @param repository {@code owner/name} as the request named it, or {@code null} (a repository-free call)
+     * @param operation {@code rest}, {@code graphql}, {@code git-upload-pack}, {@code git-receive-pack}
+     * @param push the branch rule's check of a {@code git-receive-pack} body, or {@code null}
+     */
+    public GitHubUse(String repository, String operation, PushCheck.Plan push) {
+        this.repository = repository;
+        this.operation = operation;
+        this.push = push;
+    }
+
+    public String repository() {
+        return repository;
+    }
+
+    public String operation() {
+        return operation;
+    }
+
+    public PushCheck.Plan push() {
+        return push;
+    }
 
     /** Whether the client is git (its refusals are read as git prints them: plain text). */
     public boolean git() {
         return operation.startsWith("git-");
+    }
+
+    @Override
+    public BodyCheck.Plan body() {
+        return push == null ? null : () -> started = push.start();
+    }
+
+    /** git prints plain text; {@code gh} and other REST clients print a JSON error's {@code message}. */
+    @Override
+    public AnswerStyle answerStyle() {
+        return git() ? AnswerStyle.PLAIN_TEXT : AnswerStyle.JSON_MESSAGE;
+    }
+
+    @Override
+    public AuditPart audit() {
+        List<String> refs = started == null || started.outcome() == PushCheck.Outcome.READING ? null : List.copyOf(started.refs());
+        return new Audit(repository, operation, refs);
+    }
+
+    @Override
+    public String toString() {
+        return "GitHubUse[" + operation + (repository == null ? "" : " " + repository) + "]";
+    }
+
+    /**
+     * The audit record's {@code github} (an extension of SPEC.md): {@code repository}
+     * ({@code owner/name} as the request named it, or absent for a repository-free call),
+     * {@code operation} and {@code refs}, the refs a push named; a part without a value is left out.
+     */
+    public record Audit(String repository, String operation, List<String> refs) implements AuditPart {
+        @Override
+        public String field() {
+            return "github";
+        }
+
+        @Override
+        public void writeValue(JsonGenerator g) throws IOException {
+            g.writeStartObject();
+            if (repository != null) {
+                g.writeStringField("repository", repository);
+            }
+            if (operation != null) {
+                g.writeStringField("operation", operation);
+            }
+            if (refs != null) {
+                g.writeArrayFieldStart("refs");
+                for (String ref : refs) {
+                    g.writeString(ref);
+                }
+                g.writeEndArray();
+            }
+            g.writeEndObject();
+        }
     }
 }

@@ -3,6 +3,9 @@ package org.cyverse.mesa.egress.injector.github;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.cyverse.mesa.egress.injector.BodyCheck;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
  * The branch rule on one {@code git-receive-pack} body: its command list is read as it streams
@@ -13,8 +16,16 @@ import java.util.Map;
  * on ({@link PackCommits}), and at its end each update must be a fast-forward (the old id
  * reachable from the new one through the pack's commits), or the push is refused before its last
  * bytes leave. Not thread-safe.
+ *
+ * <p>As a {@link BodyCheck}: the request head and the body are held until the command list has
+ * been judged, so that a refused push sends nothing upstream, not even the head; only the command
+ * list is copied, the pack streams on (read only to tell a fast-forward). A refused push is
+ * answered once the client has sent its whole body, read and dropped meanwhile
+ * ({@link Status#DROP}): git's HTTP client (curl) that gets an answer while it is still sending
+ * would send the request again on a new connection, and git would then print an error about that
+ * second try instead of the refusal.
  */
-public final class PushCheck {
+public final class PushCheck implements BodyCheck {
 
     /**
      * What a receive-pack request is checked against, from the admission.
@@ -22,7 +33,8 @@ public final class PushCheck {
      * @param credential the {@code github_app} credential
      * @param repository {@code owner/name} as the request named it
      */
-    public record Plan(String credential, String repository, BranchRule rule) {
+    public record Plan(String credential, String repository, BranchRule rule) implements BodyCheck.Plan {
+        @Override
         public PushCheck start() {
             return new PushCheck(this);
         }
@@ -40,6 +52,8 @@ public final class PushCheck {
     private Map<String, String> reasons = Map.of();
     private PackCommits pack;
     private String malformed;
+    /** Whether the body's last chunk was read. */
+    private boolean ended;
 
     private PushCheck(Plan plan) {
         this.plan = plan;
@@ -120,7 +134,55 @@ public final class PushCheck {
         return outcome;
     }
 
+    @Override
+    public Status inspect(byte[] bytes, boolean last) {
+        if (reads()) {
+            feed(bytes, 0, bytes.length);
+            if (last) {
+                finish();
+            }
+        }
+        ended |= last;
+        if (refused()) {
+            return ended ? Status.REFUSE : Status.DROP; // refused before the end: the rest is dropped first
+        }
+        return outcome == Outcome.READING ? Status.HOLD : Status.CONTINUE;
+    }
+
+    /** Only the command list and, for fast-forwards, the pack are read; an allowed or refused push's bytes are not. */
+    @Override
+    public boolean reads() {
+        return outcome == Outcome.READING || outcome == Outcome.CHECKING_PACK;
+    }
+
+    @Override
+    public boolean holdsHead() {
+        return true;
+    }
+
+    /** Whether the pack is being read for fast-forwards: the push may still be refused at its last chunk. */
+    @Override
+    public boolean judgedAtEnd() {
+        return outcome == Outcome.CHECKING_PACK;
+    }
+
+    @Override
+    public BodyCheck.Refusal refusal() {
+        if (outcome == Outcome.REFUSED) {
+            byte[] report = report();
+            return new BodyCheck.Refusal(Injection.Outcome.REF_NOT_ALLOWED, plan.credential(), detail(), RequestUse.AnswerStyle.PLAIN_TEXT,
+                    report == null ? null : new Answer(200, ReceivePackReport.CONTENT_TYPE, report));
+        }
+        return outcome == Outcome.MALFORMED ? new BodyCheck.Refusal(Injection.Outcome.MALFORMED, plan.credential(),
+                "git receive-pack: " + detail(), RequestUse.AnswerStyle.PLAIN_TEXT, null) : null;
+    }
+
+    private boolean refused() {
+        return outcome == Outcome.REFUSED || outcome == Outcome.MALFORMED;
+    }
+
     /** Frees what reading the pack holds (an abandoned push). */
+    @Override
     public void close() {
         if (pack != null) {
             pack.close();

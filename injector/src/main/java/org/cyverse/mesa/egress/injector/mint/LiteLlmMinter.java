@@ -16,6 +16,9 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters;
+import org.cyverse.mesa.egress.injector.Minters.SecretReader;
 
 /**
  * LiteLLM virtual keys (CONTEXT.md, "Credentials the proxy handles"): {@code POST /key/generate}
@@ -37,7 +40,7 @@ public final class LiteLlmMinter implements Minter {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String credential;
-    private final MintSpec.LiteLlm spec;
+    private final LiteLlmSpec spec;
     private final SecretReader masterKey;
     private final HttpClient http;
     private final Duration timeout;
@@ -47,17 +50,11 @@ public final class LiteLlmMinter implements Minter {
     /** What retired keys spent, in USD; read by {@link #mint} only, which the store runs one at a time. */
     private double spentBefore;
 
-    /** Reads a secret the minter needs from its source; blocks. */
-    @FunctionalInterface
-    public interface SecretReader {
-        Secret read(SecretRef ref) throws SecretUnavailableException;
-    }
-
     /**
      * @param masterKey reads the master key, for every call
      * @param http a client that does not follow redirects (the master key must not be carried elsewhere)
      */
-    public LiteLlmMinter(String credential, MintSpec.LiteLlm spec, SecretReader masterKey, HttpClient http, Duration timeout) {
+    public LiteLlmMinter(String credential, LiteLlmSpec spec, SecretReader masterKey, HttpClient http, Duration timeout) {
         this.credential = credential;
         this.spec = spec;
         this.masterKey = masterKey;

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.BrokerSource;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 
@@ -38,7 +39,7 @@ import org.cyverse.mesa.egress.injector.SecretUnavailableException;
  * timeout or a refused connection leave a still-valid value in place. {@link #close} revokes every
  * lease held, within {@code closeBudget}.
  */
-public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
+public final class OpenBaoSecretSource implements BrokerSource {
 
     private static final Logger LOG = Logger.getLogger(OpenBaoSecretSource.class.getName());
 
@@ -68,19 +69,20 @@ public final class OpenBaoSecretSource implements SecretSource, AutoCloseable {
     }
 
     /**
+     * Sets who is told, once, when the proxy's own OpenBao token is found revoked (not only one
+     * secret's policy): revocation is a kill switch.
+     */
+    @Override
+    public void onTokenRevoked(java.util.function.Consumer<String> listener) {
+        keeper.onRevoked(listener);
+    }
+
+    /**
      * A source for {@code settings}. Makes no call to OpenBao yet: the first fetch logs in, so a
      * proxy started while OpenBao is down starts anyway (not ready until the secrets come).
      *
      * @throws IOException when {@code ca_cert} cannot be read as PEM certificates
      */
-    /**
-     * Sets who is told, once, when the proxy's own OpenBao token is found revoked (not only one
-     * secret's policy): revocation is a kill switch.
-     */
-    public void onTokenRevoked(java.util.function.Consumer<String> listener) {
-        keeper.onRevoked(listener);
-    }
-
     public static OpenBaoSecretSource create(OpenBaoSettings settings) throws IOException {
         return new OpenBaoSecretSource(settings, Clock.systemUTC());
     }

@@ -5,6 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.cyverse.mesa.egress.injector.BodyCheck;
+import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
  * Re-signs an aws-chunked body signed chunk by chunk ({@code STREAMING-AWS4-HMAC-SHA256-PAYLOAD}):
@@ -14,9 +17,10 @@ import java.util.HexFormat;
  * signature comes before its data, so each chunk is held until its data is complete: memory is
  * bounded by {@code maxChunk}, never by the object. The framing is kept byte for byte but for
  * the signatures, which have the same length: {@code Content-Length} does not change.
- * Not thread-safe: one per request body.
+ * Not thread-safe: one per request body. As a {@link BodyCheck} it reads nothing ahead and
+ * rewrites each chunk as it goes on; a chunk it cannot re-sign refuses the body there.
  */
-public final class ChunkResigner {
+public final class ChunkResigner implements BodyCheck {
 
     /** The body cannot be re-signed: its framing lies, a chunk is too large, or a signature is not the client's. */
     public static final class ChunkException extends Exception {
@@ -42,6 +46,8 @@ public final class ChunkResigner {
 
     private final Chain client;
     private final Chain real;
+    /** The credential whose real key signs, for a refusal's facts ({@code null} outside a plan). */
+    private String credential;
     private final int maxChunk;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private final MessageDigest digest;
@@ -87,7 +93,7 @@ public final class ChunkResigner {
      * How to re-sign one body, fixed when its head was re-signed: the client's chain and the real
      * key's, each from its seed signature. Holds signing keys (derived, one day and scope only).
      */
-    public static final class Plan {
+    public static final class Plan implements BodyCheck.Plan, RequestUse {
         private final String credential;
         private final byte[] clientKey;
         private final String clientDate;
@@ -119,9 +125,18 @@ public final class ChunkResigner {
         }
 
         /** A re-signer for one body. */
+        @Override
         public ChunkResigner start() {
-            return new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
+            ChunkResigner resigner = new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
                     new Chain(realKey, realDate, realScope, realSeed), MAX_CHUNK, trailer);
+            resigner.credential = credential;
+            return resigner;
+        }
+
+        /** The request's use: its body is re-signed. */
+        @Override
+        public BodyCheck.Plan body() {
+            return this;
         }
 
         @Override
@@ -180,6 +195,37 @@ public final class ChunkResigner {
             }
         }
         return out.toByteArray();
+    }
+
+    @Override
+    public Status inspect(byte[] bytes, boolean last) {
+        return Status.CONTINUE;
+    }
+
+    @Override
+    public boolean reads() {
+        return false;
+    }
+
+    /** The signatures change; the length does not (a signature's length is fixed). */
+    @Override
+    public boolean rewrites() {
+        return true;
+    }
+
+    /** Whole re-signed chunks; the body's end must close its last chunk. A chunk that cannot be re-signed refuses the body. */
+    @Override
+    public byte[] rewrite(byte[] bytes, boolean last) throws Refused {
+        try {
+            byte[] out = feed(bytes, 0, bytes.length);
+            if (last) {
+                finish();
+            }
+            return out;
+        } catch (ChunkException e) {
+            throw new Refused(new Refusal(e.malformed() ? Injection.Outcome.MALFORMED : Injection.Outcome.BAD_SIGNATURE, credential,
+                    e.malformed() ? "aws-chunked: " + e.getMessage() : e.getMessage(), RequestUse.AnswerStyle.JSON, null));
+        }
     }
 
     /** The body ended; throws when it ended before its last chunk. */

@@ -1,13 +1,20 @@
 package org.cyverse.mesa.egress.injector.sigv4;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.cyverse.mesa.egress.injector.CredentialKind;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.KindSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.SecretValues;
 
 /**
- * The identities of an {@code aws_sigv4} credential besides its real secret access key (which is
- * the credential's {@code secret}, fetched and refreshed like any other).
+ * The {@code aws_sigv4:} block of a credential ({@link SigV4Kind}): the identities of the
+ * credential besides its real secret access key (which is the credential's {@code secret}, fetched
+ * and refreshed like any other).
  *
  * @param sentinelAccessKeyId the access key id the agent holds ({@code AWS_ACCESS_KEY_ID}): a
  *     request signed with it is re-signed with the real key
@@ -22,7 +29,7 @@ import org.cyverse.mesa.egress.injector.SecretRef;
  *     {@code null} for a long-lived key
  */
 public record SigV4Keys(String sentinelAccessKeyId, String sentinelSecretAccessKey, String accessKeyId, SecretRef accessKeyIdRef,
-        SecretRef sessionToken) {
+        SecretRef sessionToken) implements KindSpec {
 
     /** The part of the credential's lease that holds a fetched access key id. */
     public static final String ACCESS_KEY_ID = "access_key_id";
@@ -42,7 +49,19 @@ public record SigV4Keys(String sentinelAccessKeyId, String sentinelSecretAccessK
         }
     }
 
+    @Override
+    public CredentialKind kind() {
+        return SigV4Kind.INSTANCE;
+    }
+
+    /** Re-signed by {@link SigV4Step}: the injector neither replaces a sentinel nor sets a header. */
+    @Override
+    public boolean ownStep() {
+        return true;
+    }
+
     /** What is fetched with the secret access key, by part name: the key id's and the session token's references. */
+    @Override
     public Map<String, SecretRef> parts() {
         Map<String, SecretRef> parts = new LinkedHashMap<>();
         if (accessKeyIdRef != null) {
@@ -57,6 +76,37 @@ public record SigV4Keys(String sentinelAccessKeyId, String sentinelSecretAccessK
     /** For {@code check} and logs: the real key id, or where it is read. */
     public String describeKeyId() {
         return accessKeyId != null ? accessKeyId : "the key id at " + accessKeyIdRef;
+    }
+
+    @Override
+    public String describe(CredentialSpec credential) {
+        return "aws_sigv4: requests signed with sentinel key id " + sentinelAccessKeyId + " re-signed as " + describeKeyId()
+                + " (secret access key: " + credential.secret() + (sessionToken != null ? "; session token: " + sessionToken : "") + ")";
+    }
+
+    /** An echoed secret access key becomes the sentinel secret key the agent signs with. */
+    @Override
+    public String standIn(CredentialSpec credential) {
+        return sentinelSecretAccessKey;
+    }
+
+    /** An S3 error echoes the key id it checked: the agent gets its own (the sentinel key id) back. */
+    @Override
+    public Map<String, String> echoes(CredentialSpec credential, SecretValues store) {
+        List<String> keyIds = new ArrayList<>();
+        if (accessKeyId != null) {
+            keyIds.add(accessKeyId);
+        }
+        store.heldPart(credential.name(), ACCESS_KEY_ID).forEach(k -> keyIds.add(k.reveal()));
+        Map<String, String> echoes = new LinkedHashMap<>();
+        keyIds.forEach(keyId -> echoes.putIfAbsent(keyId, sentinelAccessKeyId));
+        return echoes;
+    }
+
+    /** A URL carries no signature: what the proxy does with the requests an S3 client signs. */
+    @Override
+    public List<String> checkActions(CredentialSpec credential) {
+        return List.of("re-signs requests signed with sentinel key id " + sentinelAccessKeyId + " (AWS SigV4)");
     }
 
     @Override

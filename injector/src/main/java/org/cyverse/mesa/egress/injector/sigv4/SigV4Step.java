@@ -19,6 +19,7 @@ import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.PercentText;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
+import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.sigv4.SigV4Problem.Kind;
 
@@ -49,7 +50,7 @@ public final class SigV4Step implements CredentialStep {
 
     /** @param credentials every configured credential; those with {@code aws_sigv4} are this step's */
     public SigV4Step(List<CredentialSpec> credentials, SecretValues store, Clock clock) {
-        this.credentials = credentials.stream().filter(c -> c.sigv4() != null).toList();
+        this.credentials = credentials.stream().filter(c -> c.kind(SigV4Keys.class) != null).toList();
         this.store = store;
         this.clock = clock;
     }
@@ -79,7 +80,7 @@ public final class SigV4Step implements CredentialStep {
         if (found.accessKeyId() == null && found.problem() != null) {
             return refusal(covering.get(0), found.problem(), "header"); // broken before its key id: say what is broken
         }
-        CredentialSpec c = covering.stream().filter(s -> s.sigv4().sentinelAccessKeyId().equals(found.accessKeyId())).findFirst()
+        CredentialSpec c = covering.stream().filter(s -> s.kind(SigV4Keys.class).sentinelAccessKeyId().equals(found.accessKeyId())).findFirst()
                 .orElse(null);
         if (c == null) {
             CredentialSpec first = covering.get(0);
@@ -104,7 +105,7 @@ public final class SigV4Step implements CredentialStep {
         RealKey real = RealKey.of(c, lease.get());
         if (real == null) {
             return refused(Injection.Outcome.UNAVAILABLE, c, "the access key id fetched for credential " + c.name() + " ("
-                    + c.sigv4().accessKeyIdRef() + ") is not an access key id (16 to 128 letters and digits)");
+                    + c.kind(SigV4Keys.class).accessKeyIdRef() + ") is not an access key id (16 to 128 letters and digits)");
         }
         try {
             return resign(request, c, real, found.auth(), path, query, headers);
@@ -117,7 +118,7 @@ public final class SigV4Step implements CredentialStep {
     private record RealKey(String id, Secret secret, Secret sessionToken) {
         /** {@code null} when a fetched key id is not one. */
         static RealKey of(CredentialSpec c, SecretLease lease) {
-            SigV4Keys keys = c.sigv4();
+            SigV4Keys keys = c.kind(SigV4Keys.class);
             Secret token = lease.part(SigV4Keys.SESSION_TOKEN).orElse(null);
             if (keys.accessKeyId() != null) {
                 return new RealKey(keys.accessKeyId(), lease.secret(), token); // the config checked it
@@ -185,7 +186,7 @@ public final class SigV4Step implements CredentialStep {
                     + String.join(";", names) + ", Signature=" + sig));
             pathAndQuery = request.pathAndQuery();
             if (mode.signedChunks()) { // each chunk's signature chains to the seed: the client's, and now the real key's
-                resigning = new ChunkResigner.Plan(c.name(), SigV4Signer.signingKey(c.sigv4().sentinelSecretAccessKey(), auth.scopeDate(),
+                resigning = new ChunkResigner.Plan(c.name(), SigV4Signer.signingKey(c.kind(SigV4Keys.class).sentinelSecretAccessKey(), auth.scopeDate(),
                         auth.region(), auth.service()), auth.amzDate(), auth.scope(), auth.signature(), key, amzDate, scope, sig,
                         mode.hash().equals(PayloadMode.SIGNED_CHUNKS_TRAILER));
             }
@@ -193,7 +194,7 @@ public final class SigV4Step implements CredentialStep {
         String action = "re-signed with the real key (" + (auth.presigned() ? "presigned URL" : "Authorization header") + ", "
                 + mode.hash() + ")";
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, out, Map.of(),
-                List.of(new Injection.Applied(c.name(), List.of(action))), "re-signed for " + c.name(), null, resigning);
+                List.of(new Injection.Applied(c.name(), List.of(action))), "re-signed for " + c.name(), null, resigning == null ? RequestUse.NONE : resigning);
     }
 
     /** Refuses a signature that is not the sentinel secret's over exactly this request. */
@@ -201,7 +202,7 @@ public final class SigV4Step implements CredentialStep {
             PayloadMode mode) throws SigV4Problem {
         String canonical = SigV4Signer.canonicalRequest(signable(request, path, signedQuery, signedSubset(request.headers(),
                 auth.signedHeaders()), mode, auth), auth.signedHeaders());
-        byte[] key = SigV4Signer.signingKey(c.sigv4().sentinelSecretAccessKey(), auth.scopeDate(), auth.region(), auth.service());
+        byte[] key = SigV4Signer.signingKey(c.kind(SigV4Keys.class).sentinelSecretAccessKey(), auth.scopeDate(), auth.region(), auth.service());
         String expected = SigV4Signer.signature(key, SigV4Signer.stringToSign(auth.amzDate(), auth.scope(), canonical));
         if (!SigV4Signer.same(expected, auth.signature())) {
             throw new SigV4Problem(Kind.BAD_SIGNATURE, "the signature is not the one credential " + c.name() + "'s sentinel secret key makes"

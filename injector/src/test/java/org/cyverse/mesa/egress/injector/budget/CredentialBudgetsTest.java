@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.injector.budget;
 
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.SecretRef;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits.Kind;
+import org.cyverse.mesa.egress.injector.CredentialLimits.Kind;
 import org.junit.jupiter.api.Test;
 
 /** The budgets against a clock moved by hand: what an agent sending requests would see, second by second. */

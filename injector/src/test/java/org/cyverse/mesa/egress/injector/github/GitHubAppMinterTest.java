@@ -21,7 +21,6 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,7 +61,7 @@ class GitHubAppMinterTest {
         Map<String, String> permissions = new LinkedHashMap<>();
         permissions.put("contents", "write");
         permissions.put("pull_requests", "write");
-        MintSpec.GitHubApp app = new MintSpec.GitHubApp(URI.create(github.url()), "123456", SecretRef.parse("file:/run/app.pem"),
+        GitHubAppSpec app = new GitHubAppSpec(URI.create(github.url()), "123456", SecretRef.parse("file:/run/app.pem"),
                 INSTALLATION, List.of("acme/widgets", "acme/Gadgets"), permissions, new BranchRule(List.of("agent/job-17")), true);
         return new GitHubAppMinter("github", app, ref -> Secret.of(pem), http, Duration.ofSeconds(5), Clock.systemUTC());
     }

@@ -20,7 +20,6 @@ import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretValues;
-import org.cyverse.mesa.egress.injector.mint.MintSpec;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -32,7 +31,7 @@ class GitHubStepTest {
     static final String SENTINEL = "proxy-injected";
 
     static CredentialSpec spec(boolean graphql) {
-        MintSpec.GitHubApp app = new MintSpec.GitHubApp(URI.create("https://api.github.com"), "123456", SecretRef.parse("file:/k.pem"),
+        GitHubAppSpec app = new GitHubAppSpec(URI.create("https://api.github.com"), "123456", SecretRef.parse("file:/k.pem"),
                 42L, List.of("Acme/Widgets", "acme/gadgets"), Map.of("contents", "write"), new BranchRule(List.of("agent/job-17")), graphql);
         return new CredentialSpec("github", List.of(HostPattern.parse("api.github.com"), HostPattern.parse("github.com")), Set.of(443),
                 Set.of(), List.of(), SENTINEL, null, "Bearer {secret}", null, false, false, app);
@@ -126,16 +125,16 @@ class GitHubStepTest {
             assertEquals("token " + SENTINEL, authorization(injection), "nothing injected where nothing is the API or git");
             return;
         }
-        assertNotNull(injection.github());
-        assertEquals(operation, injection.github().operation());
-        assertEquals(repository, injection.github().repository());
+        assertNotNull(github(injection));
+        assertEquals(operation, github(injection).operation());
+        assertEquals(repository, github(injection).repository());
         if (outcome == Injection.Outcome.INJECTED) {
-            String expected = injection.github().git()
+            String expected = github(injection).git()
                     ? "Basic " + Base64.getEncoder().encodeToString(("x-access-token:" + TOKEN).getBytes(StandardCharsets.UTF_8))
                     : "Bearer " + TOKEN;
             assertEquals(expected, authorization(injection), "one Authorization, in the form the host reads; the sentinel's gone");
             assertEquals("github", injection.applied().get(0).credential());
-            assertEquals(operation.equals("git-receive-pack") && method.equals("POST"), injection.github().push() != null,
+            assertEquals(operation.equals("git-receive-pack") && method.equals("POST"), github(injection).push() != null,
                     "a push carries the branch rule's check of its body");
         } else {
             assertNull(injection.headers(), "a refusal sends nothing");
@@ -154,7 +153,7 @@ class GitHubStepTest {
 
     @Test
     void twoInstallationsOnOneHostEachReachTheirOwnRepositories() throws Exception {
-        MintSpec.GitHubApp other = new MintSpec.GitHubApp(URI.create("https://api.github.com"), "99", SecretRef.parse("file:/o.pem"), 7L,
+        GitHubAppSpec other = new GitHubAppSpec(URI.create("https://api.github.com"), "99", SecretRef.parse("file:/o.pem"), 7L,
                 List.of("other-org/tools"), Map.of("contents", "read"), new BranchRule(List.of("agent/job-17")), true);
         CredentialSpec second = new CredentialSpec("github-other", List.of(HostPattern.parse("api.github.com"),
                 HostPattern.parse("github.com")), Set.of(443), Set.of(), List.of(), null, null, "Bearer {secret}", null, false, false, other);
@@ -181,19 +180,24 @@ class GitHubStepTest {
 
     @Test
     void gitHubEnterpriseServerKeepsTheApiUnderApiV3AndGitBesideIt() throws Exception {
-        MintSpec.GitHubApp app = new MintSpec.GitHubApp(URI.create("https://ghe.example.org/api/v3"), "7", SecretRef.parse("file:/k.pem"),
+        GitHubAppSpec app = new GitHubAppSpec(URI.create("https://ghe.example.org/api/v3"), "7", SecretRef.parse("file:/k.pem"),
                 1L, List.of("acme/widgets"), Map.of("contents", "write"), new BranchRule(List.of("agent/job-17")), true);
         CredentialSpec ghes = new CredentialSpec("ghe", List.of(HostPattern.parse("ghe.example.org")), Set.of(443), Set.of(), List.of(),
                 SENTINEL, null, "Bearer {secret}", null, false, false, app);
         GitHubStep step = new GitHubStep(List.of(ghes), store(TOKEN));
         Destination host = Destination.parse("ghe.example.org", 443);
         List<Map.Entry<String, String>> none = List.of();
-        assertEquals("rest", step.apply(new OutgoingRequest(true, host, "GET", "/api/v3/repos/acme/widgets", none)).github().operation());
-        assertEquals("graphql", step.apply(new OutgoingRequest(true, host, "POST", "/api/graphql", none)).github().operation());
+        assertEquals("rest", github(step.apply(new OutgoingRequest(true, host, "GET", "/api/v3/repos/acme/widgets", none))).operation());
+        assertEquals("graphql", github(step.apply(new OutgoingRequest(true, host, "POST", "/api/graphql", none))).operation());
         Injection git = step.apply(new OutgoingRequest(true, host, "GET", "/acme/widgets.git/info/refs?service=git-upload-pack", none));
-        assertEquals("git-upload-pack", git.github().operation());
+        assertEquals("git-upload-pack", github(git).operation());
         assertEquals(Injection.Outcome.INJECTED, git.outcome());
         assertEquals(Injection.Outcome.REPOSITORY_NOT_ALLOWED,
                 step.apply(new OutgoingRequest(true, host, "GET", "/api/v3/repos/acme/other", none)).outcome());
+    }
+
+    /** What the step made of the request as a {@code github_app} use, or {@code null}. */
+    private static GitHubUse github(Injection injection) {
+        return injection.use() instanceof GitHubUse use ? use : null;
     }
 }

@@ -32,7 +32,7 @@ import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.PercentText;
 import org.cyverse.mesa.egress.injector.SecretRef;
-import org.cyverse.mesa.egress.injector.budget.CredentialLimits;
+import org.cyverse.mesa.egress.injector.CredentialLimits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,7 +95,7 @@ class SigV4SessionTokenTest {
 
     static CredentialSpec spec(String name, String host, SigV4Keys keys) {
         return new CredentialSpec(name, List.of(HostPattern.parse(host)), Set.of(443), Set.of(), List.of(), keys.sentinelAccessKeyId(),
-                null, "Bearer {secret}", ref(name.toUpperCase()), false, false, null, CredentialLimits.NONE, keys);
+                null, "Bearer {secret}", ref(name.toUpperCase()), false, false, keys, CredentialLimits.NONE);
     }
 
     static SigV4Step step(Instant now) {

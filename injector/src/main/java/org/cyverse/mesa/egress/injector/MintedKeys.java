@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.injector.mint;
+package org.cyverse.mesa.egress.injector;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.injector.mint;
+package org.cyverse.mesa.egress.injector;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -12,20 +12,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
-import org.cyverse.mesa.egress.injector.CredentialSpec;
-import org.cyverse.mesa.egress.injector.SecretSource;
-import org.cyverse.mesa.egress.injector.SecretSources;
-import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-import org.cyverse.mesa.egress.injector.ServiceClients;
-import org.cyverse.mesa.egress.injector.github.GitHubAppMinter;
 
-/** Makes the minter of every minted credential of a config. */
+/** Makes the minter of every minted credential of a config, each by its {@link CredentialKind}. */
 public final class Minters {
 
     /** Connect and answer timeout of each call to an issuer. */
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private Minters() {}
+
+    /** Reads a secret a minter needs (a master key, an App's private key) from its source; blocks. */
+    @FunctionalInterface
+    public interface SecretReader {
+        Secret read(SecretRef ref) throws SecretUnavailableException;
+    }
+
+    /**
+     * What every minter is made with.
+     *
+     * @param secrets reads the minter's own secrets from their sources
+     * @param http a client for the issuers that does not follow redirects (what a minter sends must not be carried elsewhere)
+     * @param timeout for each call to an issuer
+     * @param clock the time minted values are judged by
+     */
+    public record Context(SecretReader secrets, HttpClient http, Duration timeout, Clock clock) {}
 
     /**
      * @param sources where the minters' own secrets (master keys) come from, by scheme
@@ -34,16 +44,18 @@ public final class Minters {
      */
     public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls) {
         Map<String, Minter> minters = new LinkedHashMap<>();
-        HttpClient http = null;
-        LiteLlmMinter.SecretReader secrets = ref -> SecretSources.fetch(sources, ref).secret();
+        Context context = null;
         for (CredentialSpec spec : credentials) {
-            if (spec.mint() != null && http == null) {
-                http = ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
+            if (!spec.minted()) {
+                continue;
             }
-            if (spec.mint() instanceof MintSpec.LiteLlm litellm) {
-                minters.put(spec.name(), new LiteLlmMinter(spec.name(), litellm, secrets, http, TIMEOUT));
-            } else if (spec.mint() instanceof MintSpec.GitHubApp app) {
-                minters.put(spec.name(), new GitHubAppMinter(spec.name(), app, secrets, http, TIMEOUT, Clock.systemUTC()));
+            if (context == null) {
+                context = new Context(ref -> SecretSources.fetch(sources, ref).secret(),
+                        ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build(), TIMEOUT, Clock.systemUTC());
+            }
+            Minter minter = spec.kind().kind().minter(spec, context);
+            if (minter != null) {
+                minters.put(spec.name(), minter);
             }
         }
         return minters;

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.injector.mint;
+package org.cyverse.mesa.egress.injector;
 
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
