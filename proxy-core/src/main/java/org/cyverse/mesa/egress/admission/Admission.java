@@ -9,7 +9,6 @@ import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialStep;

@@ -41,7 +41,7 @@ public final class GitHubRefusals {
      * the client asked for no report.
      */
     public static Refusal push(PushCheck check, String host, String profile) {
-        Refusal refusal = CredentialRefusals.credential(org.cyverse.mesa.egress.allowlist.Reason.REF_NOT_ALLOWED, check.plan().credential(),
+        Refusal refusal = CredentialRefusals.credential(Reason.REF_NOT_ALLOWED, check.plan().credential(),
                 host, profile, check.detail());
         byte[] report = check.report();
         return report == null ? unreadablePush(check, refusal) : refusal.answeredAs(new Refusal.Answer(200, ReceivePackReport.CONTENT_TYPE,

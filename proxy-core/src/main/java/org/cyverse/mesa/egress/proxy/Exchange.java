@@ -3,9 +3,9 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injector;
 
 /**
