@@ -9,7 +9,8 @@ import org.cyverse.mesa.egress.allowlist.Decision;
  * was let through.
  *
  * <p>The whole vocabulary lives here, beside {@link Refusals}, the one map from a reason to its
- * answer. The allow-list gives five of these codes, as {@link Decision.Reason}, and knows no other;
+ * answer, and {@link EnforcementPolicy#reportable}, which says whose refusals may be only reported.
+ * The allow-list gives five of these codes, as {@link Decision.Reason}, and knows no other;
  * {@link #of(Decision.Reason)} maps them.
  */
 public enum Reason {
