@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.allowlist;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.cyverse.mesa.egress.allowlist.Decision.Reason;
 
 /**
  * A profile's allow-list, compiled for lookups whose cost does not grow with the number of

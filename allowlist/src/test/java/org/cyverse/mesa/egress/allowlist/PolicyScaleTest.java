@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.cyverse.mesa.egress.allowlist.Decision.Outcome;
+import org.cyverse.mesa.egress.allowlist.Decision.Reason;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

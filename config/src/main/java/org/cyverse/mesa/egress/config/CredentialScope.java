@@ -10,7 +10,6 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.EgressClass;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
 import org.cyverse.mesa.egress.allowlist.Policy;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.config.MapReader.Text;
@@ -87,7 +86,7 @@ final class CredentialScope {
         if (last != null && last.rule() != null && last.rule().startsWith("deny")) {
             return DENIED + last.rule();
         }
-        if (last != null && last.reason() == Reason.PORT_NOT_ALLOWED) {
+        if (last != null && last.reason() == Decision.Reason.PORT_NOT_ALLOWED) {
             return "is allowed, but not on " + portText + " (" + last.rule() + ")";
         }
         return "is not allowed on " + portText;

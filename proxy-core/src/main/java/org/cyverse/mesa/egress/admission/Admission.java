@@ -9,7 +9,6 @@ import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.CredentialStep;
@@ -49,7 +48,11 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  *       without the credential instead).
  * </ol>
  *
- * Thread-safe: one instance per config snapshot; the kill switch and the budgets it consults are the
+ * Every refusal is carried out through the draft ({@link VerdictDraft}), which asks the
+ * {@link EnforcementPolicy} whether it is enforced or only reported; those of the policy (step 3) may
+ * be reported, and the request then goes on through the later steps as if allowed.
+ *
+ * <p>Thread-safe: one instance per config snapshot; the kill switch and the budgets it consults are the
  * proxy's, and outlive it.
  */
 public final class Admission {
@@ -63,6 +66,7 @@ public final class Admission {
     private final BooleanSupplier killed;
     private final CredentialBudgets budgets;
     private final ApprovalStep approvals;
+    private final EnforcementPolicy enforcement;
 
     /**
      * @param guard the address guard for IP literals
@@ -75,6 +79,13 @@ public final class Admission {
 
     /** @param live the running proxy's kill switch, budgets and approval inbox */
     public Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, RunningProxy live) {
+        this(config, guard, steps, canIntercept, live, EnforcementPolicy.ENFORCE_ALL);
+    }
+
+    /** @param enforcement which refusals are only reported ({@code enforcement:}, read by a later issue) */
+    Admission(MesaConfig config, AddressGuard guard, List<CredentialStep> steps, boolean canIntercept, RunningProxy live,
+            EnforcementPolicy enforcement) {
+        this.enforcement = enforcement;
         this.killed = live.killed();
         this.budgets = live.budgets();
         this.config = config;
@@ -97,12 +108,13 @@ public final class Admission {
             case PROXY_REQUEST -> Mode.FORWARD;
             case CONNECT -> Mode.TUNNEL;
             case INSIDE_TUNNEL -> Mode.INTERCEPT;
-        }, facts.method());
+        }, facts.method(), enforcement);
         Verdict verdict = switch (facts.arrival()) {
             case PROXY_REQUEST -> proxyRequest(draft, facts);
             case CONNECT -> connect(draft, facts);
             case INSIDE_TUNNEL -> insideTunnel(draft, facts);
         };
+        // A reported verdict goes on as an allowed one does: step 5 (for a request) refused any real secret it carried.
         return verdict.allowed() || verdict.reason() == Reason.SECRET_LEAK ? verdict : redaction.of(draft, facts, verdict);
     }
 
@@ -152,11 +164,14 @@ public final class Admission {
         draft.policy = decision;
         boolean needsInspection = decision.outcome() == Decision.Outcome.NEEDS_INSPECTION;
         boolean intercept = canIntercept && config.intercepts(decision, destination);
+        Verdict refused = null;
         if (needsInspection && !intercept) {
-            return draft.refuse(Refusals.needsInterception(decision, destination.host()));
+            refused = draft.refuseUnlessReported(Refusals.needsInterception(decision, destination.host()));
+        } else if (!decision.allowed() && !needsInspection) {
+            refused = draft.refuseUnlessReported(policyRefusal(decision, destination, draft, facts));
         }
-        if (!decision.allowed() && !needsInspection) {
-            return draft.refuse(policyRefusal(decision, destination, draft, facts));
+        if (refused != null) {
+            return refused;
         }
         if (!TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));
@@ -214,8 +229,9 @@ public final class Admission {
         Target target = new Target(destination, method, draft.path);
         Decision decision = approvals.withGrants(config.policy().decide(target), target);
         draft.policy = decision;
-        if (!decision.allowed()) {
-            return draft.refuse(policyRefusal(decision, destination, draft, facts));
+        Verdict refused = decision.allowed() ? null : draft.refuseUnlessReported(policyRefusal(decision, destination, draft, facts));
+        if (refused != null) {
+            return refused;
         }
         if (!tls && !TargetChecks.literalPermitted(guard, destination)) {
             return draft.refuse(Refusals.of(Reason.ADDRESS_NOT_ALLOWED, destination.host(), profile(), null));

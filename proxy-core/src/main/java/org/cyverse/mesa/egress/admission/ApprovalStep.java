@@ -5,7 +5,6 @@ import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.EgressClass;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
@@ -46,7 +45,7 @@ final class ApprovalStep {
 
     /** Only the allow-list refused: no deny rule matched, and no allow rule names the host. */
     private static boolean hostUnknown(Decision d) {
-        return d.outcome() == Decision.Outcome.DENY && d.reason() == Reason.HOST_NOT_ALLOWED && d.rule() == null;
+        return d.outcome() == Decision.Outcome.DENY && d.reason() == Decision.Reason.HOST_NOT_ALLOWED && d.rule() == null;
     }
 
     /**

@@ -1,7 +1,6 @@
 package org.cyverse.mesa.egress.admission;
 
 import java.util.Map;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 
 /** The refusals of SPEC.md step 5, by a credential kind's outcome: their reasons and hints (the rest is {@link Refusals}'). */

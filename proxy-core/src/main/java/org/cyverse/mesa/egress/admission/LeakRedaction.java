@@ -58,7 +58,7 @@ final class LeakRedaction {
             draft.credential = leak.credential();
             draft.injection = Injection.Outcome.SECRET_LEAK;
         }
-        return draft.refuse(clean, refused.unreadable());
+        return draft.rewritten(refused, clean);
     }
 
     /**

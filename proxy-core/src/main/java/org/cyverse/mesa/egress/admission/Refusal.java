@@ -1,7 +1,6 @@
 package org.cyverse.mesa.egress.admission;
 
 import java.util.Map;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * A refusal the proxy answers with (SPEC.md "Answers the proxy gives"). Made only by

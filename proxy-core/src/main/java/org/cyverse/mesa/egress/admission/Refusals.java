@@ -3,7 +3,6 @@ package org.cyverse.mesa.egress.admission;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.injector.budget.BudgetRefusal;
 
@@ -134,7 +133,7 @@ public final class Refusals {
 
     /** A policy refusal (SPEC.md step 3), naming the rule that matched, if any. */
     public static Refusal policy(Decision decision, String host, int port, String profile) {
-        Reason reason = decision.reason();
+        Reason reason = Reason.of(decision.reason());
         String hint;
         if (reason == Reason.PORT_NOT_ALLOWED) {
             hint = "port " + port + " is not allowed for " + host + "; add the port to an `allow` entry's ports if the job needs it";
@@ -148,7 +147,7 @@ public final class Refusals {
 
     /** A CONNECT whose rules restrict methods or paths while the proxy does not intercept (tls.intercept none). */
     public static Refusal needsInterception(Decision decision, String host) {
-        Reason reason = decision.reason();
+        Reason reason = Reason.of(decision.reason());
         return new Refusal(status(reason), reason, error(reason, host, ruleDetail(decision)), host, "the rules for " + host
                 + " restrict methods or paths, which on HTTPS needs TLS interception (tls.intercept is none)", decision.rule(), 0, Map.of());
     }

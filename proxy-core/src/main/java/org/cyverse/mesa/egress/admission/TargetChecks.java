@@ -5,7 +5,6 @@ import java.net.UnknownHostException;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /** The checks {@link Admission} makes on a target beyond the policy: IP literals, and the names inside a tunnel. */
 final class TargetChecks {

@@ -5,7 +5,6 @@ import java.util.Locale;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.RequestUse;
@@ -15,8 +14,9 @@ import org.cyverse.mesa.egress.injector.scan.DlpPlan;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 
 /**
- * What {@link Admission#decide} made of one request: allowed (with what to send) or refused (with
- * the answer), and every fact the audit record, the metrics and {@code check} report. Immutable.
+ * What {@link Admission#decide} made of one request: allowed (with what to send), refused (with
+ * the answer), or reported (sent as if allowed, with the answer it would have had), and every fact
+ * the audit record, the metrics and {@code check} report. Immutable.
  *
  * @param mode forward (plain http), tunnel (opaque CONNECT) or intercept
  * @param method as the client sent it ({@code CONNECT} for a CONNECT)
@@ -30,8 +30,9 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * @param credential the credential the audit record names: the one refused, or the first applied; or {@code null}
  * @param injection what step 5 did, or {@code null} when it was not reached
  * @param applied every credential applied, in config order, with what each did
- * @param outgoing what to send upstream, for an allowed request; {@code null} for a CONNECT or a refusal
- * @param refusal the answer, or {@code null} when allowed
+ * @param outgoing what to send upstream, for a request that goes on; {@code null} for a CONNECT or a refusal
+ * @param refusal the answer when refused, the answer it would have been when reported, {@code null} when allowed
+ * @param disposition allowed, refused or reported: whether the refusal, if any, is the answer
  * @param unreadable whether the refusal came from a target the proxy could not parse, after which
  *     the rest of the connection's input cannot be trusted either
  * @param place where a refused request carried a secret or a sentinel ({@code header}, {@code query}, {@code path},
@@ -44,7 +45,8 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  */
 public record Verdict(Mode mode, String method, String scheme, String host, Integer port, String path, Destination destination,
         Decision policy, String credential, Injection.Outcome injection, List<Injection.Applied> applied, Outgoing outgoing,
-        Refusal refusal, boolean unreadable, String place, String dlp, BudgetTicket budget, List<RequestUse> uses) {
+        Refusal refusal, Disposition disposition, boolean unreadable, String place, String dlp, BudgetTicket budget,
+        List<RequestUse> uses) {
 
     /** The {@code mode} of SPEC.md's metrics and audit log. */
     public enum Mode {
@@ -56,6 +58,28 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
         public String label() {
             return label;
         }
+    }
+
+    /**
+     * What becomes of the request: the decision kept apart from its enforcement, as smokescreen's
+     * {@code Report} policy allows and reports ({@link EnforcementPolicy} chooses).
+     */
+    public enum Disposition {
+        /** No refusal: the request goes on. */
+        ALLOWED,
+        /** The refusal is the answer: the request goes no further. */
+        REFUSED,
+        /**
+         * Refused by a rule under {@code enforcement: report}: the request goes on as if allowed, and
+         * the refusal is what it would have been answered. Nothing yields it yet ({@link
+         * EnforcementPolicy#ENFORCE_ALL}); the issue that reads {@code enforcement:} must also write
+         * {@code decision: report} with this reason in the audit record (whose decision is allow or deny
+         * today), count it under its own {@code decision} label in the metrics, say it in {@code check}'s
+         * output, and keep the callers that read {@link Verdict#reason} or {@link Verdict#refusal}
+         * without asking {@link Verdict#allowed} (the held requests of the approval inbox, the metrics)
+         * from taking it for a refusal.
+         */
+        REPORTED
     }
 
     /**
@@ -89,13 +113,23 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
         applied = applied == null ? List.of() : List.copyOf(applied);
         budget = budget == null ? BudgetTicket.NONE : budget;
         uses = uses == null ? List.of() : List.copyOf(uses);
+        if ((refusal == null) != (disposition == Disposition.ALLOWED) || disposition == Disposition.REFUSED && outgoing != null) {
+            throw new IllegalArgumentException(disposition + (refusal == null ? " without" : " with") + " a refusal"
+                    + (outgoing == null ? "" : " and a request to send"));
+        }
     }
 
+    /** Whether the request goes on: allowed, or refused only in a report. */
     public boolean allowed() {
-        return refusal == null;
+        return disposition != Disposition.REFUSED;
     }
 
-    /** {@link Reason#ALLOWED}, or the refusal's reason. */
+    /** Whether the request goes on although refused, the refusal only reported. */
+    public boolean reported() {
+        return disposition == Disposition.REPORTED;
+    }
+
+    /** {@link Reason#ALLOWED}, or the refusal's reason: the answer's, or for a reported verdict the one it would have had. */
     public Reason reason() {
         return refusal == null ? Reason.ALLOWED : refusal.reason();
     }
@@ -107,6 +141,7 @@ public record Verdict(Mode mode, String method, String scheme, String host, Inte
     @Override
     public String toString() {
         return "Verdict[" + mode.label() + " " + method + " " + host + (port == null ? "" : ":" + port) + " " + reason().code()
+                + (reported() ? " (reported)" : "")
                 + ", rule=" + rule() + ", credential=" + credential + ", applied=" + applied + "]";
     }
 

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.allowlist.Decision;
 import org.cyverse.mesa.egress.allowlist.Policy;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.allowlist.Target;
 import org.cyverse.mesa.egress.approval.Approval.State;
@@ -97,7 +96,7 @@ public final class ApprovalBook {
             return grants.allowRules().isEmpty() ? null : grants.decide(target);
         });
         if (decision == null || decision.outcome() == Decision.Outcome.DENY && (decision.rule() == null
-                || decision.reason() == Reason.PORT_NOT_ALLOWED)) {
+                || decision.reason() == Decision.Reason.PORT_NOT_ALLOWED)) {
             return null; // no grant for this host and port: another port of a granted host may be asked for
         }
         return decision; // allowed, or a method or path the grant does not give (named)

@@ -8,7 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
-import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.approval.ApprovalStateFile;

@@ -1,12 +1,12 @@
 package org.cyverse.mesa.egress.proxy;
 
-import org.cyverse.mesa.egress.admission.CredentialRefusals;
 import org.cyverse.mesa.egress.admission.AnswerStyles;
+import org.cyverse.mesa.egress.admission.CredentialRefusals;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.scan.BodyScanner;

@@ -7,8 +7,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * The clocks of a client connection while it speaks HTTP, just before {@link ClientHandler}: the

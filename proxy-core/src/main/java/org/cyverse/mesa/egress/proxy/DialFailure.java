@@ -1,8 +1,8 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /** Why an upstream could not be reached, as the refusal the client gets. */
 final class DialFailure extends Exception {

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Verdict;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**

@@ -7,9 +7,9 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.tls.ClientHelloReader;
 
 /**

@@ -4,8 +4,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * On an HTTP/2 stream, before Netty's frame-to-HTTP/1 codec: a request whose {@code :method} or

@@ -7,9 +7,9 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * An HTTP/2 connection to an upstream (ALPN chose {@code h2}), shared by the requests of the

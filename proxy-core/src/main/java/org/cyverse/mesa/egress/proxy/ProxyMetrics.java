@@ -9,9 +9,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.Verdict;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.Injection;
 
 /**

@@ -1,8 +1,8 @@
 package org.cyverse.mesa.egress.proxy;
 
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * Emitted by {@link StrictRequestDecoder} instead of a request whose head it refused: too large,

@@ -8,11 +8,11 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.util.List;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.tls.ClientHelloReader;
 
 /**

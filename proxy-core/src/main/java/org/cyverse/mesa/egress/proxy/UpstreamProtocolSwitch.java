@@ -8,9 +8,9 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.Reason;
 
 /**
  * On an upstream connection whose TLS offered {@code h2} and {@code http/1.1} ({@code tls.http2}):

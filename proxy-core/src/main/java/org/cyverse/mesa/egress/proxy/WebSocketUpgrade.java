@@ -15,8 +15,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Locale;
+import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.injector.EchoScrubber;
 
 /**

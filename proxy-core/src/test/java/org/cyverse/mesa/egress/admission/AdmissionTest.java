@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.cyverse.mesa.egress.admission.Verdict.Mode;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.allowlist.Reason;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.approval.ApprovalScope;
 import org.cyverse.mesa.egress.config.ConfigLoader;

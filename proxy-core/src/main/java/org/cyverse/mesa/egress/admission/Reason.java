@@ -1,11 +1,17 @@
-package org.cyverse.mesa.egress.allowlist;
+package org.cyverse.mesa.egress.admission;
 
 import java.util.Locale;
+import org.cyverse.mesa.egress.allowlist.Decision;
 
 /**
  * The reason codes of SPEC.md: the value of {@code X-Mesa-Egress-Reason}, of the audit record's
  * {@code reason} and of the {@code reason} metric label. {@link #ALLOWED} marks a request that
  * was let through.
+ *
+ * <p>The whole vocabulary lives here, beside {@link Refusals}, the one map from a reason to its
+ * answer, and {@link EnforcementPolicy#reportable}, which says whose refusals may be only reported.
+ * The allow-list gives five of these codes, as {@link Decision.Reason}, and knows no other;
+ * {@link #of(Decision.Reason)} maps them.
  */
 public enum Reason {
     ALLOWED,
@@ -51,5 +57,16 @@ public enum Reason {
     /** The wire form, e.g. {@code host_not_allowed}. */
     public String code() {
         return code;
+    }
+
+    /** The reason of the same code as the allow-list's. */
+    public static Reason of(Decision.Reason policy) {
+        return switch (policy) {
+            case ALLOWED -> ALLOWED;
+            case HOST_NOT_ALLOWED -> HOST_NOT_ALLOWED;
+            case PORT_NOT_ALLOWED -> PORT_NOT_ALLOWED;
+            case METHOD_NOT_ALLOWED -> METHOD_NOT_ALLOWED;
+            case PATH_NOT_ALLOWED -> PATH_NOT_ALLOWED;
+        };
     }
 }
