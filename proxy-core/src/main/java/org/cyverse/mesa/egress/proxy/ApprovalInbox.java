@@ -13,6 +13,8 @@ import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.approval.ApprovalStateFile;
 import org.cyverse.mesa.egress.approval.ApprovalWebhook;
+import org.cyverse.mesa.egress.audit.AuditRecord;
+import org.cyverse.mesa.egress.audit.AuditSink;
 import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**
@@ -26,7 +28,7 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ApprovalInbox.class.getName());
 
     private final ApprovalBook book;
-    private final AuditLog audit;
+    private final AuditSink audit;
     private final ProxyMetrics metrics;
     private final ScheduledExecutorService background;
     private final AtomicBoolean saveQueued = new AtomicBoolean();
@@ -43,7 +45,7 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private java.util.concurrent.ScheduledFuture<?> sweeper;
 
     /** @param sources the secret sources, for the webhook's key */
-    ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background,
+    ApprovalInbox(Clock clock, AuditSink audit, ProxyMetrics metrics, ScheduledExecutorService background,
             java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources) {
         this.book = new ApprovalBook(clock, this);
         this.held = new HeldRequests(book::isPending);

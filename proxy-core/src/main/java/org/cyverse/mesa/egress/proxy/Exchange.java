@@ -6,6 +6,7 @@ import java.time.Instant;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.audit.AuditRecord;
 import org.cyverse.mesa.egress.injector.Injector;
 
 /**

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.allowlist.Reason;
+import org.cyverse.mesa.egress.audit.AuditRecord;
 import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.SecretSources;
 

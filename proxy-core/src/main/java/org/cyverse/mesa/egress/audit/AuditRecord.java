@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.audit;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
@@ -112,7 +112,8 @@ public record AuditRecord(
      * a part without a value is left out.
      */
     public record GitHub(String repository, String operation, List<String> refs) {
-        static GitHub of(org.cyverse.mesa.egress.injector.github.GitHubUse use, List<String> refs) {
+        /** The part for {@code use}, or {@code null} when the request was not a {@code github_app} one. */
+        public static GitHub of(org.cyverse.mesa.egress.injector.github.GitHubUse use, List<String> refs) {
             return use == null ? null : new GitHub(use.repository(), use.operation(), refs);
         }
 

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The audit writer: nothing lost, nothing reordered, written in batches, waits when full. */
+/** The audit writer (a {@link StreamSink} of JSON lines): nothing lost, nothing reordered, written in batches, waits when full. */
 class AuditLogTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,7 +58,7 @@ class AuditLogTest {
     @Test
     void everyRecordIsWrittenOncePerLineInOrder() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
         for (int i = 0; i < 5_000; i++) {
             log.record(record(i));
         }
@@ -74,7 +74,7 @@ class AuditLogTest {
     @Test
     void eachLineHasEveryFieldOfTheContractInItsOrder() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
         log.record(new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "tunnel", "CONNECT", null, "example.org", null, null,
                 "deny", "not_allowed", null, null, null, null, 403, 0, 0, 1));
         log.record(new AuditRecord("2026-11-29T00:00:01Z", "P2", "127.0.0.1:2", "intercept", "POST", "https", "api.github.com", 443,
@@ -101,7 +101,7 @@ class AuditLogTest {
     @Test
     void aBurstReachesTheSinkInFewWrites() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
         for (int i = 0; i < 10_000; i++) {
             log.record(record(i));
         }
@@ -114,7 +114,7 @@ class AuditLogTest {
     @Test
     void aLoneRecordReachesTheSinkWithoutWaitingForMore() throws Exception {
         Sink sink = new Sink();
-        try (AuditLog log = new AuditLog(sink, false)) {
+        try (StreamSink log = new StreamSink(sink, false, new JsonLinesFormat())) {
             Thread.sleep(50); // the writer has gone idle
             for (int round = 1; round <= 3; round++) {
                 log.record(record(round));
@@ -123,7 +123,7 @@ class AuditLogTest {
                     Thread.sleep(5);
                 }
                 assertEquals(round, sink.records().size(), "record " + round + " not written while the proxy runs");
-                Thread.sleep(3 * AuditLog.BATCH_MILLIS); // idle again before the next one
+                Thread.sleep(3 * StreamSink.BATCH_MILLIS); // idle again before the next one
             }
         }
     }
@@ -145,7 +145,7 @@ class AuditLogTest {
             }
         };
         // A queue of 8 and records larger than the 64 KiB buffer once 300 are queued: the sink must be written.
-        AuditLog log = new AuditLog(sink, false, 8);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat(), 8);
         CountDownLatch producerDone = new CountDownLatch(1);
         Thread producer = new Thread(() -> {
             for (int i = 0; i < 1_000; i++) {
