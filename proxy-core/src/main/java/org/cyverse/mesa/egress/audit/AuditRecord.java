@@ -14,6 +14,7 @@ import java.util.List;
  * the operation, and for a push the refs it named. {@code websocket} (only on a WebSocket's record,
  * written when the connection ends): its messages each way and how it closed. {@code protocol}
  * (an extension): {@code h2} for a request that came on an HTTP/2 stream, absent for HTTP/1.x.
+ * Built by name with {@link #builder()}.
  *
  * <p>{@link #writeTo} writes the line with Jackson's streaming generator, field by field. Through
  * {@code ObjectMapper} the first record of a process built its serializer by reflection (the
@@ -44,20 +45,9 @@ public record AuditRecord(
         WebSocket websocket,
         String protocol) {
 
-    /** A record without the {@code websocket} part. */
-    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
-            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
-            long bytesUp, long bytesDown, long durationMs, GitHub github) {
-        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, github, null, null);
-    }
-
-    /** A record without the {@code github} part. */
-    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
-            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
-            long bytesUp, long bytesDown, long durationMs) {
-        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, null, null, null);
+    /** A record to fill in field by field; a field not set is {@code null} (or 0). */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -151,6 +141,151 @@ public record AuditRecord(
             g.writeNumberField("close_code", closeCode);
             g.writeStringField("closed_by", closedBy);
             g.writeEndObject();
+        }
+    }
+
+    /** Fills in a record by the fields' names; each setter replaces what was set before. Not thread-safe. */
+    public static final class Builder {
+        private String ts;
+        private String profile;
+        private String client;
+        private String mode;
+        private String method;
+        private String scheme;
+        private String host;
+        private Integer port;
+        private String path;
+        private String decision;
+        private String reason;
+        private String rule;
+        private String credential;
+        private String place;
+        private String dlp;
+        private int status;
+        private long bytesUp;
+        private long bytesDown;
+        private long durationMs;
+        private GitHub github;
+        private WebSocket websocket;
+        private String protocol;
+
+        private Builder() {
+        }
+
+        public Builder ts(String ts) {
+            this.ts = ts;
+            return this;
+        }
+
+        public Builder profile(String profile) {
+            this.profile = profile;
+            return this;
+        }
+
+        public Builder client(String client) {
+            this.client = client;
+            return this;
+        }
+
+        public Builder mode(String mode) {
+            this.mode = mode;
+            return this;
+        }
+
+        public Builder method(String method) {
+            this.method = method;
+            return this;
+        }
+
+        public Builder scheme(String scheme) {
+            this.scheme = scheme;
+            return this;
+        }
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(Integer port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder path(String path) {
+            this.path = path;
+            return this;
+        }
+
+        public Builder decision(String decision) {
+            this.decision = decision;
+            return this;
+        }
+
+        public Builder reason(String reason) {
+            this.reason = reason;
+            return this;
+        }
+
+        public Builder rule(String rule) {
+            this.rule = rule;
+            return this;
+        }
+
+        public Builder credential(String credential) {
+            this.credential = credential;
+            return this;
+        }
+
+        public Builder place(String place) {
+            this.place = place;
+            return this;
+        }
+
+        public Builder dlp(String dlp) {
+            this.dlp = dlp;
+            return this;
+        }
+
+        public Builder status(int status) {
+            this.status = status;
+            return this;
+        }
+
+        public Builder bytesUp(long bytesUp) {
+            this.bytesUp = bytesUp;
+            return this;
+        }
+
+        public Builder bytesDown(long bytesDown) {
+            this.bytesDown = bytesDown;
+            return this;
+        }
+
+        public Builder durationMs(long durationMs) {
+            this.durationMs = durationMs;
+            return this;
+        }
+
+        public Builder github(GitHub github) {
+            this.github = github;
+            return this;
+        }
+
+        public Builder websocket(WebSocket websocket) {
+            this.websocket = websocket;
+            return this;
+        }
+
+        public Builder protocol(String protocol) {
+            this.protocol = protocol;
+            return this;
+        }
+
+        /** The record as filled in so far. */
+        public AuditRecord build() {
+            return new AuditRecord(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential,
+                    place, dlp, status, bytesUp, bytesDown, durationMs, github, websocket, protocol);
         }
     }
 }

@@ -94,9 +94,21 @@ final class AdminCalls {
     private void record(long start, String client, Channel channel, String method, String path, boolean allowed, String reason, String rule,
             int status) {
         Integer port = channel.localAddress() instanceof InetSocketAddress a ? a.getPort() : null;
-        audit.record(new AuditRecord(Instant.now().toString(), profile.get(), client, "admin", method, "http", null, port,
-                abbreviate(path), allowed ? "allow" : "deny", reason, rule, null, null, null, status, 0, 0,
-                (System.nanoTime() - start) / 1_000_000));
+        audit.record(AuditRecord.builder()
+                .ts(Instant.now().toString())
+                .profile(profile.get())
+                .client(client)
+                .mode("admin")
+                .method(method)
+                .scheme("http")
+                .port(port)
+                .path(abbreviate(path))
+                .decision(allowed ? "allow" : "deny")
+                .reason(reason)
+                .rule(rule)
+                .status(status)
+                .durationMs((System.nanoTime() - start) / 1_000_000)
+                .build());
     }
 
     private static String describe(AdminToken.Check check) {

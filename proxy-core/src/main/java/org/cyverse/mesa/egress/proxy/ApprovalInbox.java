@@ -122,8 +122,18 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
             case "expired" -> a.asked().describe() + " expired undecided";
             default -> a.granted().describe() + " grant ended";
         };
-        audit.record(new AuditRecord(Instant.now().toString(), profile, null, "approval", outcome.toUpperCase(Locale.ROOT), null,
-                a.asked().host(), port, null, approved ? "allow" : "deny", reason.code(), rule, null, null, null, approved ? 200 : 403, 0, 0, 0));
+        audit.record(AuditRecord.builder()
+                .ts(Instant.now().toString())
+                .profile(profile)
+                .mode("approval")
+                .method(outcome.toUpperCase(Locale.ROOT))
+                .host(a.asked().host())
+                .port(port)
+                .decision(approved ? "allow" : "deny")
+                .reason(reason.code())
+                .rule(rule)
+                .status(approved ? 200 : 403)
+                .build());
         if (!outcome.equals("requested") || a.count() == 1) {
             LOG.info(rule);
         }

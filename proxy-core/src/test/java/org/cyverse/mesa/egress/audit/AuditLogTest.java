@@ -51,8 +51,24 @@ class AuditLogTest {
     }
 
     private static AuditRecord record(int n) {
-        return new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "forward", "GET", "http", "example.org", n, "/",
-                "allow", "allowed", "example.org", null, null, null, 200, 10, 1024, 1);
+        return AuditRecord.builder()
+                .ts("2026-11-29T00:00:00Z")
+                .profile("P2")
+                .client("127.0.0.1:1")
+                .mode("forward")
+                .method("GET")
+                .scheme("http")
+                .host("example.org")
+                .port(n)
+                .path("/")
+                .decision("allow")
+                .reason("allowed")
+                .rule("example.org")
+                .status(200)
+                .bytesUp(10)
+                .bytesDown(1024)
+                .durationMs(1)
+                .build();
     }
 
     @Test
@@ -75,12 +91,43 @@ class AuditLogTest {
     void eachLineHasEveryFieldOfTheContractInItsOrder() throws IOException {
         Sink sink = new Sink();
         StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
-        log.record(new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "tunnel", "CONNECT", null, "example.org", null, null,
-                "deny", "not_allowed", null, null, null, null, 403, 0, 0, 1));
-        log.record(new AuditRecord("2026-11-29T00:00:01Z", "P2", "127.0.0.1:2", "intercept", "POST", "https", "api.github.com", 443,
-                "/repos/o/r/git/\"refs\"", "allow", "allowed", "api.github.com", "github", "body", "card é", 200, 10, 20, 3,
-                new AuditRecord.GitHub(null, "git-receive-pack", java.util.Arrays.asList("refs/heads/agent/a1", null)),
-                new AuditRecord.WebSocket(4, 5, 1000, "client"), "h2"));
+        // The first record sets only what it has: a field never set is written as null.
+        log.record(AuditRecord.builder()
+                .ts("2026-11-29T00:00:00Z")
+                .profile("P2")
+                .client("127.0.0.1:1")
+                .mode("tunnel")
+                .method("CONNECT")
+                .host("example.org")
+                .decision("deny")
+                .reason("not_allowed")
+                .status(403)
+                .durationMs(1)
+                .build());
+        log.record(AuditRecord.builder()
+                .ts("2026-11-29T00:00:01Z")
+                .profile("P2")
+                .client("127.0.0.1:2")
+                .mode("intercept")
+                .method("POST")
+                .scheme("https")
+                .host("api.github.com")
+                .port(443)
+                .path("/repos/o/r/git/\"refs\"")
+                .decision("allow")
+                .reason("allowed")
+                .rule("api.github.com")
+                .credential("github")
+                .place("body")
+                .dlp("card é")
+                .status(200)
+                .bytesUp(10)
+                .bytesDown(20)
+                .durationMs(3)
+                .github(new AuditRecord.GitHub(null, "git-receive-pack", java.util.Arrays.asList("refs/heads/agent/a1", null)))
+                .websocket(new AuditRecord.WebSocket(4, 5, 1000, "client"))
+                .protocol("h2")
+                .build());
         log.close();
         String[] lines = sink.bytes.toString(StandardCharsets.UTF_8).split("\n", -1);
         assertEquals(3, lines.length, "two lines, each ended by a newline");
