@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import org.cyverse.mesa.egress.audit.JsonLinesFormat;
+import org.cyverse.mesa.egress.audit.StreamSink;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.Overrides;
@@ -39,7 +41,8 @@ final class BenchProxy {
             }
             throw new UnknownHostException(host + ": the benchmark resolves only localhost");
         };
-        ProxyServer server = new ProxyServer(result.config(), localhostOnly, new AuditLog(OutputStream.nullOutputStream(), false));
+        ProxyServer server = new ProxyServer(result.config(), localhostOnly,
+                new StreamSink(OutputStream.nullOutputStream(), false, new JsonLinesFormat()));
         try {
             server.start();
             awaitReady(server);

@@ -15,6 +15,8 @@ import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
+import org.cyverse.mesa.egress.audit.AuditRecord;
+import org.cyverse.mesa.egress.audit.AuditSink;
 
 /**
  * The admin port's state-changing calls, and the approval inbox's list (SPEC.md "Admin
@@ -28,7 +30,7 @@ final class AdminCalls {
 
     private final AdminToken token;
     private final Function<String, KillSwitch.Outcome> kill;
-    private final AuditLog audit;
+    private final AuditSink audit;
     private final Supplier<String> profile;
     private final ApprovalCalls approvals;
 
@@ -36,7 +38,7 @@ final class AdminCalls {
      * @param kill pulls the kill switch with a trigger description
      * @param profile the profile in force, for refusal bodies and audit records
      */
-    AdminCalls(AdminToken token, Function<String, KillSwitch.Outcome> kill, AuditLog audit, Supplier<String> profile, ApprovalInbox inbox) {
+    AdminCalls(AdminToken token, Function<String, KillSwitch.Outcome> kill, AuditSink audit, Supplier<String> profile, ApprovalInbox inbox) {
         this.approvals = new ApprovalCalls(inbox);
         this.token = token;
         this.kill = kill;
@@ -92,9 +94,21 @@ final class AdminCalls {
     private void record(long start, String client, Channel channel, String method, String path, boolean allowed, String reason, String rule,
             int status) {
         Integer port = channel.localAddress() instanceof InetSocketAddress a ? a.getPort() : null;
-        audit.record(new AuditRecord(Instant.now().toString(), profile.get(), client, "admin", method, "http", null, port,
-                abbreviate(path), allowed ? "allow" : "deny", reason, rule, null, null, null, status, 0, 0,
-                (System.nanoTime() - start) / 1_000_000));
+        audit.record(AuditRecord.builder()
+                .ts(Instant.now().toString())
+                .profile(profile.get())
+                .client(client)
+                .mode("admin")
+                .method(method)
+                .scheme("http")
+                .port(port)
+                .path(abbreviate(path))
+                .decision(allowed ? "allow" : "deny")
+                .reason(reason)
+                .rule(rule)
+                .status(status)
+                .durationMs((System.nanoTime() - start) / 1_000_000)
+                .build());
     }
 
     private static String describe(AdminToken.Check check) {

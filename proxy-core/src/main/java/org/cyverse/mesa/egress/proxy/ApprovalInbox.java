@@ -13,6 +13,8 @@ import org.cyverse.mesa.egress.approval.Approval;
 import org.cyverse.mesa.egress.approval.ApprovalBook;
 import org.cyverse.mesa.egress.approval.ApprovalStateFile;
 import org.cyverse.mesa.egress.approval.ApprovalWebhook;
+import org.cyverse.mesa.egress.audit.AuditRecord;
+import org.cyverse.mesa.egress.audit.AuditSink;
 import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**
@@ -26,7 +28,7 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ApprovalInbox.class.getName());
 
     private final ApprovalBook book;
-    private final AuditLog audit;
+    private final AuditSink audit;
     private final ProxyMetrics metrics;
     private final ScheduledExecutorService background;
     private final AtomicBoolean saveQueued = new AtomicBoolean();
@@ -43,7 +45,7 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
     private java.util.concurrent.ScheduledFuture<?> sweeper;
 
     /** @param sources the secret sources, for the webhook's key */
-    ApprovalInbox(Clock clock, AuditLog audit, ProxyMetrics metrics, ScheduledExecutorService background,
+    ApprovalInbox(Clock clock, AuditSink audit, ProxyMetrics metrics, ScheduledExecutorService background,
             java.util.Map<String, org.cyverse.mesa.egress.injector.SecretSource> sources) {
         this.book = new ApprovalBook(clock, this);
         this.held = new HeldRequests(book::isPending);
@@ -120,8 +122,18 @@ final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable {
             case "expired" -> a.asked().describe() + " expired undecided";
             default -> a.granted().describe() + " grant ended";
         };
-        audit.record(new AuditRecord(Instant.now().toString(), profile, null, "approval", outcome.toUpperCase(Locale.ROOT), null,
-                a.asked().host(), port, null, approved ? "allow" : "deny", reason.code(), rule, null, null, null, approved ? 200 : 403, 0, 0, 0));
+        audit.record(AuditRecord.builder()
+                .ts(Instant.now().toString())
+                .profile(profile)
+                .mode("approval")
+                .method(outcome.toUpperCase(Locale.ROOT))
+                .host(a.asked().host())
+                .port(port)
+                .decision(approved ? "allow" : "deny")
+                .reason(reason.code())
+                .rule(rule)
+                .status(approved ? 200 : 403)
+                .build());
         if (!outcome.equals("requested") || a.count() == 1) {
             LOG.info(rule);
         }

@@ -7,6 +7,7 @@ import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.injector.AuditPart;
+import org.cyverse.mesa.egress.audit.AuditRecord;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.RequestUse;
 
@@ -189,19 +190,43 @@ final class Exchange {
         proxy.metrics.request(allowed, reason, mode.label(), nanos / 1e9);
         proxy.metrics.bytesUp(bytesUp);
         proxy.metrics.bytesDown(bytesDown);
-        Verdict v = verdict;
-        String host = v != null && v.host() != null ? v.host() : refusedHost;
-        String rule = refusedRule != null ? refusedRule : v == null ? null : v.rule();
         // The one place a record is built: a field the client wrote (or a message quoting it) that
         // holds a value any credential has held is withheld, whatever decided the request.
         Injector redaction = proxy.state().injector();
-        proxy.audit.record(new AuditRecord(start.toString(), profile, client, mode.label(),
-                redaction.redactField(v != null ? v.method() : method), v == null ? null : v.scheme(), redaction.redactField(host),
-                v == null ? null : v.port(), redaction.redactField(v == null ? null : v.path()),
-                allowed ? "allow" : "deny", reason.code(), redaction.redactField(rule), bodyCredential != null ? bodyCredential : v == null ? null : v.credential(),
-                bodyPlace != null ? bodyPlace : v == null ? null : v.place(), dlpRule != null ? dlpRule : v == null ? null : v.dlp(),
-                status, bytesUp, bytesDown, nanos / 1_000_000, auditParts(v),
-                websocket, protocol));
+        AuditRecord.Builder record = AuditRecord.builder()
+                .ts(start.toString())
+                .profile(profile)
+                .client(client)
+                .mode(mode.label())
+                .decision(allowed ? "allow" : "deny")
+                .reason(reason.code())
+                .status(status)
+                .bytesUp(bytesUp)
+                .bytesDown(bytesDown)
+                .durationMs(nanos / 1_000_000)
+                .websocket(websocket)
+                .protocol(protocol);
+        Verdict v = verdict;
+        if (v == null) { // nothing was decided: the head's method and what the failure names
+            record.method(redaction.redactField(method))
+                    .host(redaction.redactField(refusedHost))
+                    .rule(redaction.redactField(refusedRule))
+                    .credential(bodyCredential)
+                    .place(bodyPlace)
+                    .dlp(dlpRule);
+        } else { // what was decided, but the refusal's rule and a finding in the body come first
+            record.method(redaction.redactField(v.method()))
+                    .scheme(v.scheme())
+                    .host(redaction.redactField(v.host() != null ? v.host() : refusedHost))
+                    .port(v.port())
+                    .path(redaction.redactField(v.path()))
+                    .rule(redaction.redactField(refusedRule != null ? refusedRule : v.rule()))
+                    .credential(bodyCredential != null ? bodyCredential : v.credential())
+                    .place(bodyPlace != null ? bodyPlace : v.place())
+                    .dlp(dlpRule != null ? dlpRule : v.dlp())
+                    .parts(auditParts(v));
+        }
+        proxy.audit.record(record.build());
     }
 
     /** What the credential kinds add to the record (the {@code github} part), taken now that the request ended. */

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Reason;
+import org.cyverse.mesa.egress.audit.AuditRecord;
 import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.SecretSources;
 
@@ -52,8 +53,16 @@ final class OperatorControls implements AutoCloseable {
         context.clients.close();
         LOG.severe("KILL SWITCH pulled (" + trigger + "): " + open + " client connection(s) closed; every request is refused"
                 + " egress_killed until a restart; dropping credential values, retiring minted keys, revoking OpenBao leases");
-        context.audit.record(new AuditRecord(outcome.pulled().at().toString(), state.profile(), null, "admin", "KILL", null, null, null,
-                null, "deny", Reason.EGRESS_KILLED.code(), "kill: " + trigger, null, null, null, 403, 0, 0, 0));
+        context.audit.record(AuditRecord.builder()
+                .ts(outcome.pulled().at().toString())
+                .profile(state.profile())
+                .mode("admin")
+                .method("KILL")
+                .decision("deny")
+                .reason(Reason.EGRESS_KILLED.code())
+                .rule("kill: " + trigger)
+                .status(403)
+                .build());
         CredentialStore store = state.credentials();
         Runnable rest = () -> {
             try {

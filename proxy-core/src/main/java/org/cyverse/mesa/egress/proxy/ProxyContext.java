@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy;
 import io.netty.channel.group.ChannelGroup;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.cyverse.mesa.egress.audit.AuditSink;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 
 /** What every connection of one proxy shares. Thread-safe. */
@@ -18,7 +19,7 @@ final class ProxyContext {
 
     final AtomicReference<ProxyState> state;
     final ProxyMetrics metrics;
-    final AuditLog audit;
+    final AuditSink audit;
     final UpstreamDialer dialer;
     final ChannelGroup clients;
     /** Leaf certificates for intercepted connections, or {@code null} when {@code tls.intercept: none}. */
@@ -32,7 +33,7 @@ final class ProxyContext {
     final HeldRequests held;
     volatile boolean draining;
 
-    ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditLog audit, UpstreamDialer dialer,
+    ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditSink audit, UpstreamDialer dialer,
             ChannelGroup clients, LeafCertificates leaves, HeldRequests held) {
         this.held = held;
         this.state = state;

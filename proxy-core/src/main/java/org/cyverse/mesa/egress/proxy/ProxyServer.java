@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
+import org.cyverse.mesa.egress.audit.AuditSink;
 import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
@@ -43,7 +44,7 @@ public final class ProxyServer implements AutoCloseable {
     private final AtomicReference<ProxyState> state;
     private final List<InetAddress> ownAddresses;
     private final ProxyMetrics metrics = new ProxyMetrics();
-    private final AuditLog audit;
+    private final AuditSink audit;
     private final ExecutorService dnsExecutor;
     /** Credential fetches and leaf minting: may block, never on an event loop. */
     private final ScheduledExecutorService backgroundExecutor;
@@ -73,7 +74,7 @@ public final class ProxyServer implements AutoCloseable {
      * @param resolver how names are resolved ({@link HostResolver#SYSTEM} in production)
      * @param audit where audit records go; the server closes it on stop
      */
-    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit) throws IOException {
+    public ProxyServer(MesaConfig config, HostResolver resolver, AuditSink audit) throws IOException {
         this(config, resolver, audit, Map.of());
     }
 
@@ -81,7 +82,7 @@ public final class ProxyServer implements AutoCloseable {
      * @param extraSources secret sources beyond {@code file:} and {@code env:} (e.g. OpenBao),
      *     by scheme
      */
-    public ProxyServer(MesaConfig config, HostResolver resolver, AuditLog audit, Map<String, SecretSource> extraSources)
+    public ProxyServer(MesaConfig config, HostResolver resolver, AuditSink audit, Map<String, SecretSource> extraSources)
             throws IOException {
         this.ownAddresses = HostFacts.ownAddresses();
         this.audit = audit;

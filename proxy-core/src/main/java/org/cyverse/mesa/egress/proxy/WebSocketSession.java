@@ -16,6 +16,7 @@ import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.audit.AuditRecord;
 
 /**
  * One WebSocket connection after its {@code 101}: the two channels, the messages each way, the

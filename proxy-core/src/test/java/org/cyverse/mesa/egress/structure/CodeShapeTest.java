@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * The shape the code must keep, read from the compiled classes with the JDK's {@code jdeps} (as
  * anyone can run it: {@code jdeps -verbose:class -filter:none proxy-core/target/classes}): no
  * cycle between the classes of {@code proxy/} or {@code admission/}, the admission free of Netty,
- * and no source file over 300 lines in either package.
+ * the audit package free of the proxy's, and no source file over 300 lines in either of the first two.
  */
 class CodeShapeTest {
 
@@ -76,6 +76,18 @@ class CodeShapeTest {
             }
         });
         assertEquals(List.of(), netty, "the admission is channel-free");
+    }
+
+    @Test
+    void theAuditUsesNothingOfTheProxy() {
+        List<String> back = new ArrayList<>();
+        USES.forEach((from, tos) -> {
+            if (from.startsWith(BASE + "audit.")) {
+                tos.stream().filter(to -> to.startsWith(BASE + "proxy.")).forEach(to -> back.add(from + " -> " + to));
+            }
+        });
+        assertTrue(USES.keySet().stream().anyMatch(c -> c.startsWith(BASE + "audit.")), "jdeps saw no audit classes");
+        assertEquals(List.of(), back, "the proxy uses the audit package, never the reverse");
     }
 
     @Test

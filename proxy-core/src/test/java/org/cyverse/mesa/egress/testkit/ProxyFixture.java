@@ -20,11 +20,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.cyverse.mesa.egress.audit.JsonLinesFormat;
+import org.cyverse.mesa.egress.audit.StreamSink;
 import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
-import org.cyverse.mesa.egress.proxy.AuditLog;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.proxy.ProxyServer;
 
@@ -47,7 +48,7 @@ public final class ProxyFixture implements AutoCloseable {
         this.configFile = configFile;
         ConfigResult result = loader().load(configFile, Overrides.NONE);
         assertTrue(result.ok(), () -> "test config invalid: " + result.problems());
-        this.server = new ProxyServer(result.config(), resolver, new AuditLog(auditOut, false));
+        this.server = new ProxyServer(result.config(), resolver, new StreamSink(auditOut, false, new JsonLinesFormat()));
         server.start();
     }
 

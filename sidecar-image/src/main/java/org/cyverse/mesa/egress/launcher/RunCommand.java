@@ -10,9 +10,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.audit.JsonLinesFormat;
+import org.cyverse.mesa.egress.audit.StreamSink;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
-import org.cyverse.mesa.egress.proxy.AuditLog;
 import org.cyverse.mesa.egress.proxy.ConfigReloader;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.proxy.ProxyServer;
@@ -62,7 +63,7 @@ final class RunCommand {
         }
         ProxyServer server;
         try {
-            server = new ProxyServer(config, HostResolver.SYSTEM, AuditLog.open(config.audit().sink()));
+            server = new ProxyServer(config, HostResolver.SYSTEM, StreamSink.open(config.audit().sink(), new JsonLinesFormat()));
         } catch (IOException e) {
             err.println("mesa-egress: " + e.getMessage());
             return Main.FAILURE;

@@ -1,8 +1,5 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.audit;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.StreamWriteFeature;
 import io.netty.util.internal.PlatformDependent;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -18,8 +15,9 @@ import java.util.logging.Logger;
 import org.cyverse.mesa.egress.config.MesaConfig;
 
 /**
- * Writes {@link AuditRecord}s as JSON lines to the audit sink on a thread of its own, so that a
- * slow sink (a full stdout pipe) does not stall an event loop.
+ * An {@link AuditSink} that writes each {@link AuditRecord} as one line of an {@link AuditFormat}
+ * (JSON lines: {@link JsonLinesFormat}) to a stream, {@code audit.sink}, on a thread of its own, so
+ * that a slow sink (a full stdout pipe) does not stall an event loop.
  *
  * <p>The writer works in batches: while records keep coming it wakes every
  * {@value #BATCH_MILLIS} ms, writes what has queued and flushes once (one system call for the
@@ -31,30 +29,28 @@ import org.cyverse.mesa.egress.config.MesaConfig;
  * <p>The queue is bounded ({@value #CAPACITY} records); when it is full the caller waits rather
  * than dropping a record: an audit log with holes is worse than a slower proxy.
  */
-public final class AuditLog implements AutoCloseable {
+public final class StreamSink implements AuditSink {
 
-    private static final Logger LOG = Logger.getLogger(AuditLog.class.getName());
+    private static final Logger LOG = Logger.getLogger(StreamSink.class.getName());
     static final int CAPACITY = 65_536;
     static final long BATCH_MILLIS = 10;
 
-    private final JsonFactory json = JsonFactory.builder()
-            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
-            .disable(StreamWriteFeature.FLUSH_PASSED_TO_STREAM)
-            .build();
     private final Queue<AuditRecord> queue;
     /** True while the writer sleeps with nothing to do: the next record must wake it. */
     private final AtomicBoolean idle = new AtomicBoolean();
+    private final AuditFormat format;
     private final OutputStream out;
     private final boolean closeOut;
     private final Thread writer;
     private volatile boolean stopping;
 
-    /** An audit log writing to {@code out}; {@code closeOut} closes it on {@link #close()}. */
-    public AuditLog(OutputStream out, boolean closeOut) {
-        this(out, closeOut, CAPACITY);
+    /** A sink writing {@code format}'s lines to {@code out}; {@code closeOut} closes it on {@link #close()}. */
+    public StreamSink(OutputStream out, boolean closeOut, AuditFormat format) {
+        this(out, closeOut, format, CAPACITY);
     }
 
-    AuditLog(OutputStream out, boolean closeOut, int capacity) {
+    StreamSink(OutputStream out, boolean closeOut, AuditFormat format, int capacity) {
+        this.format = format;
         this.queue = PlatformDependent.newFixedMpscQueue(capacity);
         this.out = new BufferedOutputStream(out, 64 * 1024);
         this.closeOut = closeOut;
@@ -63,15 +59,16 @@ public final class AuditLog implements AutoCloseable {
         writer.start();
     }
 
-    /** Opens {@code audit.sink}: {@code stdout} or a file appended to. */
-    public static AuditLog open(MesaConfig.Audit.Sink sink) throws IOException {
+    /** Opens {@code audit.sink}, {@code stdout} or a file appended to, for {@code format}'s lines. */
+    public static StreamSink open(MesaConfig.Audit.Sink sink, AuditFormat format) throws IOException {
         if (sink instanceof MesaConfig.Audit.AppendTo file) {
-            return new AuditLog(new FileOutputStream(file.file().toFile(), true), true);
+            return new StreamSink(new FileOutputStream(file.file().toFile(), true), true, format);
         }
-        return new AuditLog(new FileOutputStream(FileDescriptor.out), false);
+        return new StreamSink(new FileOutputStream(FileDescriptor.out), false, format);
     }
 
     /** Queues one record; waits while the queue is full. */
+    @Override
     public void record(AuditRecord record) {
         while (!queue.offer(record)) {
             // Full: the sink is slower than the traffic. Wake the writer and wait for room.
@@ -116,13 +113,9 @@ public final class AuditLog implements AutoCloseable {
         if (record == null) {
             return false;
         }
-        try (JsonGenerator g = json.createGenerator(out)) {
-            g.setRootValueSeparator(null); // each record ends its own line
-            do {
-                record.writeTo(g);
-                g.writeRaw('\n');
-            } while ((record = queue.poll()) != null);
-        }
+        do {
+            format.writeLine(record, out);
+        } while ((record = queue.poll()) != null);
         out.flush();
         return true;
     }

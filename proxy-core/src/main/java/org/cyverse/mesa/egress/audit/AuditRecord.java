@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.audit;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
@@ -15,6 +15,7 @@ import org.cyverse.mesa.egress.injector.AuditPart;
  * credential, {@link org.cyverse.mesa.egress.injector.github.GitHubUse.Audit}). {@code websocket} (only on a WebSocket's record,
  * written when the connection ends): its messages each way and how it closed. {@code protocol}
  * (an extension): {@code h2} for a request that came on an HTTP/2 stream, absent for HTTP/1.x.
+ * Built by name with {@link #builder()}.
  *
  * <p>{@link #writeTo} writes the line with Jackson's streaming generator, field by field. Through
  * {@code ObjectMapper} the first record of a process built its serializer by reflection (the
@@ -49,20 +50,9 @@ public record AuditRecord(
         parts = parts == null ? List.of() : List.copyOf(parts);
     }
 
-    /** A record without the {@code websocket} part. */
-    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
-            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
-            long bytesUp, long bytesDown, long durationMs, List<AuditPart> parts) {
-        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, parts, null, null);
-    }
-
-    /** A record without the credential kinds' parts. */
-    public AuditRecord(String ts, String profile, String client, String mode, String method, String scheme, String host, Integer port,
-            String path, String decision, String reason, String rule, String credential, String place, String dlp, int status,
-            long bytesUp, long bytesDown, long durationMs) {
-        this(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential, place, dlp, status, bytesUp,
-                bytesDown, durationMs, null, null, null);
+    /** A record to fill in field by field; a field not set is {@code null} (or 0). */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -125,6 +115,152 @@ public record AuditRecord(
             g.writeNumberField("close_code", closeCode);
             g.writeStringField("closed_by", closedBy);
             g.writeEndObject();
+        }
+    }
+
+    /** Fills in a record by the fields' names; each setter replaces what was set before. Not thread-safe. */
+    public static final class Builder {
+        private String ts;
+        private String profile;
+        private String client;
+        private String mode;
+        private String method;
+        private String scheme;
+        private String host;
+        private Integer port;
+        private String path;
+        private String decision;
+        private String reason;
+        private String rule;
+        private String credential;
+        private String place;
+        private String dlp;
+        private int status;
+        private long bytesUp;
+        private long bytesDown;
+        private long durationMs;
+        private List<AuditPart> parts = List.of();
+        private WebSocket websocket;
+        private String protocol;
+
+        private Builder() {
+        }
+
+        public Builder ts(String ts) {
+            this.ts = ts;
+            return this;
+        }
+
+        public Builder profile(String profile) {
+            this.profile = profile;
+            return this;
+        }
+
+        public Builder client(String client) {
+            this.client = client;
+            return this;
+        }
+
+        public Builder mode(String mode) {
+            this.mode = mode;
+            return this;
+        }
+
+        public Builder method(String method) {
+            this.method = method;
+            return this;
+        }
+
+        public Builder scheme(String scheme) {
+            this.scheme = scheme;
+            return this;
+        }
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(Integer port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder path(String path) {
+            this.path = path;
+            return this;
+        }
+
+        public Builder decision(String decision) {
+            this.decision = decision;
+            return this;
+        }
+
+        public Builder reason(String reason) {
+            this.reason = reason;
+            return this;
+        }
+
+        public Builder rule(String rule) {
+            this.rule = rule;
+            return this;
+        }
+
+        public Builder credential(String credential) {
+            this.credential = credential;
+            return this;
+        }
+
+        public Builder place(String place) {
+            this.place = place;
+            return this;
+        }
+
+        public Builder dlp(String dlp) {
+            this.dlp = dlp;
+            return this;
+        }
+
+        public Builder status(int status) {
+            this.status = status;
+            return this;
+        }
+
+        public Builder bytesUp(long bytesUp) {
+            this.bytesUp = bytesUp;
+            return this;
+        }
+
+        public Builder bytesDown(long bytesDown) {
+            this.bytesDown = bytesDown;
+            return this;
+        }
+
+        public Builder durationMs(long durationMs) {
+            this.durationMs = durationMs;
+            return this;
+        }
+
+        /** What the credential kinds add (the {@code github} part), in order. */
+        public Builder parts(List<AuditPart> parts) {
+            this.parts = parts;
+            return this;
+        }
+
+        public Builder websocket(WebSocket websocket) {
+            this.websocket = websocket;
+            return this;
+        }
+
+        public Builder protocol(String protocol) {
+            this.protocol = protocol;
+            return this;
+        }
+
+        /** The record as filled in so far. */
+        public AuditRecord build() {
+            return new AuditRecord(ts, profile, client, mode, method, scheme, host, port, path, decision, reason, rule, credential,
+                    place, dlp, status, bytesUp, bytesDown, durationMs, parts, websocket, protocol);
         }
     }
 }

@@ -1,4 +1,4 @@
-package org.cyverse.mesa.egress.proxy;
+package org.cyverse.mesa.egress.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The audit writer: nothing lost, nothing reordered, written in batches, waits when full. */
+/** The audit writer (a {@link StreamSink} of JSON lines): nothing lost, nothing reordered, written in batches, waits when full. */
 class AuditLogTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,14 +51,30 @@ class AuditLogTest {
     }
 
     private static AuditRecord record(int n) {
-        return new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "forward", "GET", "http", "example.org", n, "/",
-                "allow", "allowed", "example.org", null, null, null, 200, 10, 1024, 1);
+        return AuditRecord.builder()
+                .ts("2026-11-29T00:00:00Z")
+                .profile("P2")
+                .client("127.0.0.1:1")
+                .mode("forward")
+                .method("GET")
+                .scheme("http")
+                .host("example.org")
+                .port(n)
+                .path("/")
+                .decision("allow")
+                .reason("allowed")
+                .rule("example.org")
+                .status(200)
+                .bytesUp(10)
+                .bytesDown(1024)
+                .durationMs(1)
+                .build();
     }
 
     @Test
     void everyRecordIsWrittenOncePerLineInOrder() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
         for (int i = 0; i < 5_000; i++) {
             log.record(record(i));
         }
@@ -74,14 +90,45 @@ class AuditLogTest {
     @Test
     void eachLineHasEveryFieldOfTheContractInItsOrder() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
-        log.record(new AuditRecord("2026-11-29T00:00:00Z", "P2", "127.0.0.1:1", "tunnel", "CONNECT", null, "example.org", null, null,
-                "deny", "not_allowed", null, null, null, null, 403, 0, 0, 1));
-        log.record(new AuditRecord("2026-11-29T00:00:01Z", "P2", "127.0.0.1:2", "intercept", "POST", "https", "api.github.com", 443,
-                "/repos/o/r/git/\"refs\"", "allow", "allowed", "api.github.com", "github", "body", "card é", 200, 10, 20, 3,
-                java.util.List.of(new org.cyverse.mesa.egress.injector.github.GitHubUse.Audit(null, "git-receive-pack",
-                        java.util.Arrays.asList("refs/heads/agent/a1", null))),
-                new AuditRecord.WebSocket(4, 5, 1000, "client"), "h2"));
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
+        // The first record sets only what it has: a field never set is written as null.
+        log.record(AuditRecord.builder()
+                .ts("2026-11-29T00:00:00Z")
+                .profile("P2")
+                .client("127.0.0.1:1")
+                .mode("tunnel")
+                .method("CONNECT")
+                .host("example.org")
+                .decision("deny")
+                .reason("not_allowed")
+                .status(403)
+                .durationMs(1)
+                .build());
+        log.record(AuditRecord.builder()
+                .ts("2026-11-29T00:00:01Z")
+                .profile("P2")
+                .client("127.0.0.1:2")
+                .mode("intercept")
+                .method("POST")
+                .scheme("https")
+                .host("api.github.com")
+                .port(443)
+                .path("/repos/o/r/git/\"refs\"")
+                .decision("allow")
+                .reason("allowed")
+                .rule("api.github.com")
+                .credential("github")
+                .place("body")
+                .dlp("card é")
+                .status(200)
+                .bytesUp(10)
+                .bytesDown(20)
+                .durationMs(3)
+                .parts(java.util.List.of(new org.cyverse.mesa.egress.injector.github.GitHubUse.Audit(null, "git-receive-pack",
+                        java.util.Arrays.asList("refs/heads/agent/a1", null))))
+                .websocket(new AuditRecord.WebSocket(4, 5, 1000, "client"))
+                .protocol("h2")
+                .build());
         log.close();
         String[] lines = sink.bytes.toString(StandardCharsets.UTF_8).split("\n", -1);
         assertEquals(3, lines.length, "two lines, each ended by a newline");
@@ -102,7 +149,7 @@ class AuditLogTest {
     @Test
     void aBurstReachesTheSinkInFewWrites() throws IOException {
         Sink sink = new Sink();
-        AuditLog log = new AuditLog(sink, false);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat());
         for (int i = 0; i < 10_000; i++) {
             log.record(record(i));
         }
@@ -115,7 +162,7 @@ class AuditLogTest {
     @Test
     void aLoneRecordReachesTheSinkWithoutWaitingForMore() throws Exception {
         Sink sink = new Sink();
-        try (AuditLog log = new AuditLog(sink, false)) {
+        try (StreamSink log = new StreamSink(sink, false, new JsonLinesFormat())) {
             Thread.sleep(50); // the writer has gone idle
             for (int round = 1; round <= 3; round++) {
                 log.record(record(round));
@@ -124,7 +171,7 @@ class AuditLogTest {
                     Thread.sleep(5);
                 }
                 assertEquals(round, sink.records().size(), "record " + round + " not written while the proxy runs");
-                Thread.sleep(3 * AuditLog.BATCH_MILLIS); // idle again before the next one
+                Thread.sleep(3 * StreamSink.BATCH_MILLIS); // idle again before the next one
             }
         }
     }
@@ -146,7 +193,7 @@ class AuditLogTest {
             }
         };
         // A queue of 8 and records larger than the 64 KiB buffer once 300 are queued: the sink must be written.
-        AuditLog log = new AuditLog(sink, false, 8);
+        StreamSink log = new StreamSink(sink, false, new JsonLinesFormat(), 8);
         CountDownLatch producerDone = new CountDownLatch(1);
         Thread producer = new Thread(() -> {
             for (int i = 0; i < 1_000; i++) {
