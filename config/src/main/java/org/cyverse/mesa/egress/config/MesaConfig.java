@@ -11,7 +11,9 @@ import org.cyverse.mesa.egress.allowlist.EgressClass;
 import org.cyverse.mesa.egress.allowlist.Policy;
 import org.cyverse.mesa.egress.allowlist.Profile;
 import org.cyverse.mesa.egress.allowlist.Rule;
+import org.cyverse.mesa.egress.injector.BrokerSource;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
 
@@ -151,6 +153,11 @@ public record MesaConfig(
         public OpenBaoSettings settings() {
             return new OpenBaoSettings(address, namespace, caCert, auth.method(), auth.mount(), auth.role(), auth.jwtFile(),
                     auth.tokenFile(), auth.wrappedTokenFile(), OpenBaoSettings.Timeouts.defaults().withKvTtl(kvRefresh));
+        }
+
+        /** Makes this broker's secret source ({@code openbao:}); no call to OpenBao yet. */
+        public BrokerSource.Factory source() {
+            return () -> OpenBaoSecretSource.create(settings());
         }
 
         /** {@code broker.openbao.auth:}; {@code mount} defaults to the method's name. */

@@ -28,7 +28,6 @@ import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretSources;
 import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
-import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 import org.cyverse.mesa.egress.tls.TlsProvider;
@@ -86,9 +85,7 @@ public final class ProxyServer implements AutoCloseable {
             throws IOException {
         this.ownAddresses = HostFacts.ownAddresses();
         this.audit = audit;
-        this.secretSources = SecretSources.create(config.broker() == null ? null
-                : () -> OpenBaoSecretSource.create(config.broker().settings()), extraSources,
-                System.getenv());
+        this.secretSources = SecretSources.create(config.broker() == null ? null : config.broker().source(), extraSources, System.getenv());
         this.dnsExecutor = Executors.newFixedThreadPool(4, HostFacts.daemon("mesa-egress-dns"));
         this.backgroundExecutor = Executors.newScheduledThreadPool(2, HostFacts.daemon("mesa-egress-background"));
         this.inbox = new ApprovalInbox(java.time.Clock.systemUTC(), audit, metrics, backgroundExecutor, secretSources.bySchemes());

@@ -27,8 +27,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The shape the code must keep, read from the compiled classes with the JDK's {@code jdeps} (as
  * anyone can run it: {@code jdeps -verbose:class -filter:none proxy-core/target/classes}): no
- * cycle between the classes of {@code proxy/} or {@code admission/}, the admission free of Netty,
- * the audit package free of the proxy's, and no source file over 300 lines in either of the first two.
+ * cycle between the classes of {@code proxy/} or {@code admission/}, no cycle between the packages
+ * of the product (allowlist, injector, config and proxy-core: {@code jdeps -verbose:package}), the
+ * admission free of Netty, the audit package free of the proxy's, and no source file over 300 lines
+ * in {@code proxy/} or {@code admission/}.
  */
 class CodeShapeTest {
 
@@ -36,6 +38,11 @@ class CodeShapeTest {
     private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)");
     /** Class to the classes it uses, top-level classes only (nested and anonymous classes count as their outer class). */
     private static final Map<String, Set<String>> USES = new TreeMap<>();
+    /** The modules proxy-core is built after, whose classes exist when its tests run. */
+    private static final List<String> PRODUCT = List.of("../allowlist/target/classes", "../injector/target/classes",
+            "../config/target/classes", "target/classes");
+    /** Package to the packages it uses, over {@link #PRODUCT}. */
+    private static final Map<String, Set<String>> PACKAGE_USES = new TreeMap<>();
 
     @BeforeAll
     static void readDependencies() {
@@ -55,6 +62,27 @@ class CodeShapeTest {
             }
         }
         assertTrue(USES.keySet().stream().anyMatch(c -> c.startsWith(BASE + "proxy.")), "jdeps saw no proxy classes: " + out);
+        List<String> args = new ArrayList<>(List.of("-verbose:class", "-filter:none"));
+        args.addAll(PRODUCT);
+        StringWriter all = new StringWriter();
+        assertEquals(0, jdeps.run(new PrintWriter(all), new PrintWriter(new StringWriter()), args.toArray(String[]::new)), "jdeps failed");
+        for (String line : all.toString().split("\n")) {
+            Matcher m = EDGE.matcher(line);
+            if (m.find() && m.group(1).startsWith(BASE) && m.group(2).startsWith(BASE)) {
+                String from = m.group(1).substring(0, m.group(1).lastIndexOf('.'));
+                String to = m.group(2).substring(0, m.group(2).lastIndexOf('.'));
+                PACKAGE_USES.computeIfAbsent(from, k -> new TreeSet<>());
+                if (!from.equals(to)) {
+                    PACKAGE_USES.get(from).add(to);
+                }
+            }
+        }
+        assertTrue(PACKAGE_USES.containsKey(BASE + "injector.github"), "jdeps saw no injector classes: " + args);
+    }
+
+    @Test
+    void noPackageCycleInTheProduct() {
+        assertEquals(List.of(), stronglyConnected(PACKAGE_USES), "packages that use each other, directly or around a loop");
     }
 
     @Test
@@ -106,7 +134,7 @@ class CodeShapeTest {
         assertEquals(List.of(), long_);
     }
 
-    /** The strongly connected components of more than one class within {@code pkg} (Tarjan). */
+    /** The cycles of more than one class within {@code pkg}, by simple names. */
     private static List<List<String>> cycles(String pkg) {
         String prefix = BASE + pkg + ".";
         Map<String, Set<String>> graph = new HashMap<>();
@@ -117,6 +145,12 @@ class CodeShapeTest {
                 graph.put(from, inside);
             }
         });
+        return stronglyConnected(graph).stream()
+                .map(component -> component.stream().map(c -> c.substring(c.lastIndexOf('.') + 1)).sorted().toList()).toList();
+    }
+
+    /** The strongly connected components of more than one node of {@code graph} (Tarjan), by full names. */
+    private static List<List<String>> stronglyConnected(Map<String, Set<String>> graph) {
         List<List<String>> found = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
         Map<String, Integer> low = new HashMap<>();
@@ -147,7 +181,7 @@ class CodeShapeTest {
             String w;
             do {
                 w = stack.pop();
-                component.add(w.substring(w.lastIndexOf('.') + 1));
+                component.add(w);
             } while (!w.equals(v));
             if (component.size() > 1) {
                 component.sort(null);
