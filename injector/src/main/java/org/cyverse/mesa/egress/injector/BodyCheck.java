@@ -85,17 +85,17 @@ public interface BodyCheck extends AutoCloseable {
     default void close() {}
 
     /**
-     * A body refused by a check, in the injector's vocabulary (the proxy's one refusal map turns
-     * it into an answer).
+     * A body refused by a check, for the proxy's one refusal map to answer.
      *
-     * @param outcome why: {@link Injection.Outcome#MALFORMED} for a body that is not what it claims
-     *     (400), else the refusal's outcome ({@code ref_not_allowed}, {@code bad_signature}, ...)
-     * @param credential the credential concerned
+     * @param reason the reason code of SPEC.md ({@code ref_not_allowed}, {@code sigv4_signature_mismatch}, ...);
+     *     {@code bad_request} for a body that is not what it claims (400, saying how much of it had gone upstream)
+     * @param credential the credential whose rule refused (the hint then names it and how to use it), or
+     *     {@code null} for a refusal the answer explains without one
      * @param detail for the message; never a secret value
      * @param style how the client reads the answer
      * @param answer the answer the client's protocol expects instead of an error (a receive-pack report), or {@code null}
      */
-    record Refusal(Injection.Outcome outcome, String credential, String detail, RequestUse.AnswerStyle style, Answer answer) {}
+    record Refusal(String reason, String credential, String detail, RequestUse.AnswerStyle style, Answer answer) {}
 
     /** An answer in the client's own protocol: status, content type, body. */
     record Answer(int status, String contentType, byte[] body) {

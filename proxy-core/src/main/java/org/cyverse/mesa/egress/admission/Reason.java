@@ -59,6 +59,16 @@ public enum Reason {
         return code;
     }
 
+    /**
+     * The reason whose wire form is {@code code} (a body check names its reason so: the injector
+     * does not know this type).
+     *
+     * @throws IllegalArgumentException when no reason has that code
+     */
+    public static Reason ofCode(String code) {
+        return valueOf(code.toUpperCase(Locale.ROOT));
+    }
+
     /** The reason of the same code as the allow-list's. */
     public static Reason of(Decision.Reason policy) {
         return switch (policy) {

@@ -18,10 +18,10 @@ final class BodyRefusals {
     private BodyRefusals() {}
 
     /** {@link #of}, with the finding recorded on the exchange and counted. */
-    static Refusal recorded(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes, Exchange exchange,
+    static Refusal recorded(BodyFinding finding, Destination destination, ProxyState state, long sentBytes, Exchange exchange,
             ProxyMetrics metrics) {
-        if (finding.trailers() != null) {
-            TrailerCheck.Outcome t = finding.trailers();
+        if (finding instanceof BodyFinding.Trailers trailers) {
+            TrailerCheck.Outcome t = trailers.outcome();
             if (t.credential() != null) {
                 exchange.foundInBody(t.credential(), "trailer");
             }
@@ -32,32 +32,30 @@ final class BodyRefusals {
                 metrics.dlpFinding(t.dlpRule(), "trailer", "block");
                 metrics.leakBlocked("dlp:" + t.dlpRule(), "trailer");
             }
-        } else if (finding.hit() != null) {
-            String credential = finding.hit().finding().credential();
+        } else if (finding instanceof BodyFinding.Leak leak) {
+            String credential = leak.hit().finding().credential();
             exchange.foundInBody(credential, "body");
             metrics.leakBlocked(credential, "body");
-        } else if (finding.dlpRule() != null) {
-            exchange.dlpFound(finding.dlpRule(), "body");
-            metrics.dlpFinding(finding.dlpRule(), "body", "block");
-            metrics.leakBlocked("dlp:" + finding.dlpRule(), "body");
+        } else if (finding instanceof BodyFinding.Dlp dlp) {
+            exchange.dlpFound(dlp.rule(), "body");
+            metrics.dlpFinding(dlp.rule(), "body", "block");
+            metrics.leakBlocked("dlp:" + dlp.rule(), "body");
         }
         return of(finding, destination, state, sentBytes);
     }
 
     /**
-     * A body a credential kind's check refused, in the form its client reads: a body that is not
-     * what it claims is 400 (with how much had gone); a signature that is not the client's
-     * {@code sigv4_signature_mismatch}; any other outcome the credential refusal it names (a push's
-     * {@code ref_not_allowed}, answered once its body ended, so without the cut), with the
-     * client's own answer when the check gave one (a receive-pack report).
+     * A body a check refused (a credential kind's, or any other that plugs in), in the form its
+     * client reads: a body that is not what it claims is 400 (saying how much had gone); a refusal
+     * tied to a credential has the credential's hint (a push's {@code ref_not_allowed}, answered
+     * once its body ended, so without the cut); any other its reason's; with the client's own
+     * answer when the check gave one (a receive-pack report).
      */
     private static Refusal checked(BodyCheck.Refusal refused, Destination destination, ProxyState state, String cut) {
-        Refusal refusal = switch (refused.outcome()) {
-            case MALFORMED -> Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, refused.detail() + cut);
-            case BAD_SIGNATURE -> Refusals.of(Reason.SIGV4_SIGNATURE_MISMATCH, destination.host(), state.profile(), refused.detail() + cut);
-            default -> CredentialRefusals.credential(refused.outcome(), refused.credential(), destination.host(), state.profile(),
-                    refused.detail());
-        };
+        Reason reason = Reason.ofCode(refused.reason());
+        Refusal refusal = reason == Reason.BAD_REQUEST ? Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, refused.detail() + cut)
+                : refused.credential() == null ? Refusals.of(reason, destination.host(), state.profile(), refused.detail() + cut)
+                : CredentialRefusals.credential(reason, refused.credential(), destination.host(), state.profile(), refused.detail());
         if (refused.answer() != null) {
             BodyCheck.Answer a = refused.answer();
             return refusal.answeredAs(new Refusal.Answer(a.status(), a.contentType(), a.body()));
@@ -69,30 +67,26 @@ final class BodyRefusals {
      * @param sentBytes how much of the request had gone upstream when the finding came (the body
      *     was over {@code limits.scan_hold_bytes}), or -1 when none of it had
      */
-    static Refusal of(RequestBodyGate.Finding finding, Destination destination, ProxyState state, long sentBytes) {
+    static Refusal of(BodyFinding finding, Destination destination, ProxyState state, long sentBytes) {
         String cut = sentBytes < 0 ? "" : "; found after " + sentBytes + " body bytes had been forwarded, past limits.scan_hold_bytes:"
                 + " the upstream connection was reset before the body ended";
-        if (finding.trailers() != null) {
-            Refusal r = finding.trailers().refusal();
+        String host = destination.host(); // admitted: a host that held a secret would have been refused
+        if (finding instanceof BodyFinding.Trailers trailers) {
+            Refusal r = trailers.outcome().refusal();
             return sentBytes < 0 ? r : new Refusal(r.status(), r.reason(), r.error() + cut, r.host(), r.hint(), r.rule(),
                     r.retryAfterSeconds(), r.details());
-        }
-        if (finding.checked() != null) { // a credential kind's check: a push the branch rule refused, chunks not the client's, ...
-            return checked(finding.checked(), destination, state, cut);
-        }
-        if (finding.overloaded()) {
-            return Refusals.of(Reason.OVERLOADED, destination.host(), state.profile(), "request bodies held for scanning would pass"
+        } else if (finding instanceof BodyFinding.Checked checked) {
+            return checked(checked.refusal(), destination, state, cut);
+        } else if (finding instanceof BodyFinding.Overloaded) {
+            return Refusals.of(Reason.OVERLOADED, host, state.profile(), "request bodies held for scanning would pass"
                     + " limits.scan_hold_total_bytes (" + state.config().limits().scanHoldTotalBytes() + ")");
+        } else if (finding instanceof BodyFinding.Dlp dlp) {
+            return Refusals.dlp(dlp.rule(), "body", host, state.profile());
+        } else if (finding instanceof BodyFinding.Unscannable unscannable) {
+            return Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, unscannable.detail() + cut);
         }
-        if (finding.dlpRule() != null) {
-            return Refusals.dlp(finding.dlpRule(), "body", destination.host(), state.profile());
-        }
-        if (finding.hit() == null) {
-            return Refusals.badRequest(Refusals.Problem.UNSCANNABLE_BODY, finding.unscannable() + cut);
-        }
-        BodyScanner.Hit hit = finding.hit();
+        BodyScanner.Hit hit = ((BodyFinding.Leak) finding).hit();
         String credential = hit.finding().credential();
-        String host = destination.host(); // admitted: a host that held a secret would have been refused
         if (hit.finding().kind() == Finding.Kind.SECRET) {
             return CredentialRefusals.credential(Reason.SECRET_LEAK, credential, host, state.profile(), "the real secret of credential "
                     + credential + " in " + hit.describe() + "; agents hold sentinels, never real keys" + cut);

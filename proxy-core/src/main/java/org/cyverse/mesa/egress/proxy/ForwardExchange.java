@@ -124,7 +124,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
 
     /** Held back, none of the request left; streamed past the bound, the upstream is reset: the request never completes there. */
     @Override
-    public void bodyRefused(RequestBodyGate.Finding finding, boolean sent) {
+    public void bodyRefused(BodyFinding finding, boolean sent) {
         Refusal refusal = BodyRefusals.recorded(finding, destination, state, sent ? exchange.bytesUp : -1, exchange, proxy.metrics);
         if (sent && link != null) {
             link.reset();

@@ -1,14 +1,10 @@
 package org.cyverse.mesa.egress.proxy;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -37,25 +33,6 @@ import org.cyverse.mesa.egress.injector.scan.ScanPlan;
  * client's event loop; {@link #close} releases what is held.
  */
 final class RequestBodyGate implements AutoCloseable {
-
-    /**
-     * What a chunk revealed: a needle found, a body that cannot be scanned (with why), a blocking
-     * {@code dlp} rule, no room to hold it ({@code overloaded}: the bytes held across requests
-     * would pass {@code limits.scan_hold_total_bytes}), trailer fields refused, or a credential
-     * kind's body check that refused ({@code checked}).
-     */
-    record Finding(BodyScanner.Hit hit, String unscannable, String dlpRule, boolean overloaded, TrailerCheck.Outcome trailers,
-            BodyCheck.Refusal checked) {
-        Finding(BodyScanner.Hit hit, String unscannable, String dlpRule) {
-            this(hit, unscannable, dlpRule, false, null, null);
-        }
-
-        /** A kind's body check refused. */
-        static Finding checked(BodyCheck.Refusal refusal) {
-            return new Finding(null, null, null, false, null, refusal);
-        }
-    }
-
 
     private final RequestBodyScan scan;
     private final StreamReplacer substitution;
@@ -179,11 +156,11 @@ final class RequestBodyGate implements AutoCloseable {
     }
 
     /** Scans {@code chunk} (not consumed); {@code null} when it is clean. */
-    Finding inspect(HttpContent chunk) {
+    BodyFinding inspect(HttpContent chunk) {
         if (trailers != null && chunk instanceof LastHttpContent last && !last.trailingHeaders().isEmpty()) {
             TrailerCheck.Outcome judged = trailers.check(last.trailingHeaders().entries());
             if (judged.refusal() != null) {
-                return new Finding(null, null, null, false, judged, null);
+                return new BodyFinding.Trailers(judged);
             }
             if (judged.dlpRule() != null) {
                 dlpAudit.accept(judged.dlpRule(), "trailer"); // audit mode: recorded, the request goes on
@@ -200,7 +177,7 @@ final class RequestBodyGate implements AutoCloseable {
                 hit = scan.finish();
             }
             if (hit != null) {
-                return new Finding(hit, null, null);
+                return new BodyFinding.Leak(hit);
             }
             // dlp judges in runs; what is about to leave (all that was held, or a streamed chunk) is judged now.
             boolean leaving = !holding || last || held.bytes() + chunk.content().readableBytes() >= holdBytes;
@@ -208,20 +185,20 @@ final class RequestBodyGate implements AutoCloseable {
             if (rule != null && !dlpReported) {
                 dlpReported = true;
                 if (dlpBlocks) {
-                    return new Finding(null, null, rule.id());
+                    return new BodyFinding.Dlp(rule.id());
                 }
                 dlpAudit.accept(rule.id(), "body");
             }
             return checkFinding(chunk);
         } catch (RequestBodyScan.UnscannableException e) {
-            return new Finding(null, e.getMessage(), null);
+            return new BodyFinding.Unscannable(e.getMessage());
         }
     }
 
     /** The kinds' checks on {@code chunk} (not consumed): the first refusal, else {@code null}. */
-    private Finding checkFinding(HttpContent chunk) {
+    private BodyFinding checkFinding(HttpContent chunk) {
         BodyCheck.Refusal refused = checks == null ? null : checks.inspect(chunk);
-        return refused == null ? null : Finding.checked(refused);
+        return refused == null ? null : new BodyFinding.Checked(refused);
     }
 
     /**

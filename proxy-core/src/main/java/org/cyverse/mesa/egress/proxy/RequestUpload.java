@@ -35,7 +35,7 @@ final class RequestUpload {
         void uploadComplete();
 
         /** The gate stopped the body; {@code sent} whether part of the request had gone upstream. */
-        void bodyRefused(RequestBodyGate.Finding finding, boolean sent);
+        void bodyRefused(BodyFinding finding, boolean sent);
     }
 
     /** Held with the head until scanned, the next chunk may be taken, one (the last) is being written, all sent. */
@@ -146,10 +146,10 @@ final class RequestUpload {
         try {
             content = gate.rewritten(content); // re-signed chunks go on as they are checked: only those whose signatures were the client's
         } catch (BodyCheck.Refused e) {
-            listener.bodyRefused(RequestBodyGate.Finding.checked(e.refusal()), state != State.HOLDING);
+            listener.bodyRefused(new BodyFinding.Checked(e.refusal()), state != State.HOLDING);
             return;
         }
-        RequestBodyGate.Finding finding;
+        BodyFinding finding;
         try {
             finding = gate.inspect(content);
         } catch (RuntimeException e) {
@@ -166,7 +166,7 @@ final class RequestUpload {
             content.release();
         } else if (state == State.HOLDING && !gate.reserve(content)) {
             content.release();
-            listener.bodyRefused(new RequestBodyGate.Finding(null, null, null, true, null, null), false);
+            listener.bodyRefused(new BodyFinding.Overloaded(), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
             if (gate.holdComplete() && upstream != null) {

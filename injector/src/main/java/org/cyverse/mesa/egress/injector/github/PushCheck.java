@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.BodyCheck;
-import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
@@ -170,11 +169,11 @@ public final class PushCheck implements BodyCheck {
     public BodyCheck.Refusal refusal() {
         if (outcome == Outcome.REFUSED) {
             byte[] report = report();
-            return new BodyCheck.Refusal(Injection.Outcome.REF_NOT_ALLOWED, plan.credential(), detail(), RequestUse.AnswerStyle.PLAIN_TEXT,
+            return new BodyCheck.Refusal("ref_not_allowed", plan.credential(), detail(), RequestUse.AnswerStyle.PLAIN_TEXT,
                     report == null ? null : new Answer(200, ReceivePackReport.CONTENT_TYPE, report));
         }
-        return outcome == Outcome.MALFORMED ? new BodyCheck.Refusal(Injection.Outcome.MALFORMED, plan.credential(),
-                "git receive-pack: " + detail(), RequestUse.AnswerStyle.PLAIN_TEXT, null) : null;
+        return outcome == Outcome.MALFORMED ? new BodyCheck.Refusal("bad_request", null, "git receive-pack: " + detail(),
+                RequestUse.AnswerStyle.PLAIN_TEXT, null) : null;
     }
 
     private boolean refused() {

@@ -6,7 +6,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import org.cyverse.mesa.egress.injector.BodyCheck;
-import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
@@ -46,8 +45,6 @@ public final class ChunkResigner implements BodyCheck {
 
     private final Chain client;
     private final Chain real;
-    /** The credential whose real key signs, for a refusal's facts ({@code null} outside a plan). */
-    private String credential;
     private final int maxChunk;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private final MessageDigest digest;
@@ -127,10 +124,8 @@ public final class ChunkResigner implements BodyCheck {
         /** A re-signer for one body. */
         @Override
         public ChunkResigner start() {
-            ChunkResigner resigner = new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
+            return new ChunkResigner(new Chain(clientKey, clientDate, clientScope, clientSeed),
                     new Chain(realKey, realDate, realScope, realSeed), MAX_CHUNK, trailer);
-            resigner.credential = credential;
-            return resigner;
         }
 
         /** The request's use: its body is re-signed. */
@@ -223,8 +218,9 @@ public final class ChunkResigner implements BodyCheck {
             }
             return out;
         } catch (ChunkException e) {
-            throw new Refused(new Refusal(e.malformed() ? Injection.Outcome.MALFORMED : Injection.Outcome.BAD_SIGNATURE, credential,
-                    e.malformed() ? "aws-chunked: " + e.getMessage() : e.getMessage(), RequestUse.AnswerStyle.JSON, null));
+            // The hint of a chunk whose signature is not the client's is the general one: sign with the sentinel pair.
+            throw new Refused(e.malformed() ? new Refusal("bad_request", null, "aws-chunked: " + e.getMessage(), RequestUse.AnswerStyle.JSON, null)
+                    : new Refusal("sigv4_signature_mismatch", null, e.getMessage(), RequestUse.AnswerStyle.JSON, null));
         }
     }
 
