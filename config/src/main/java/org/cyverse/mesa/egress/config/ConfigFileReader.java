@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.config;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.cyverse.mesa.egress.allowlist.EgressClass;
@@ -40,7 +41,7 @@ final class ConfigFileReader {
     private final Flags flags;
     private final List<ConfigProblem> flagProblems;
     private final BrokerEnvironment brokerEnv;
-    private final java.util.Map<String, String> environment;
+    private final Map<String, String> environment;
 
     /**
      * @param base the directory relative paths resolve against
@@ -49,8 +50,8 @@ final class ConfigFileReader {
      * @param environment what {@code ${VAR}} in a {@code mint} block's metadata expands from
      */
     ConfigFileReader(ProfileCatalog catalog, MapReader root, Path base, Path source, Flags flags, List<ConfigProblem> flagProblems,
-            BrokerEnvironment brokerEnv, java.util.Map<String, String> environment) {
-        this.environment = environment == null ? java.util.Map.of() : environment;
+            BrokerEnvironment brokerEnv, Map<String, String> environment) {
+        this.environment = environment == null ? Map.of() : environment;
         this.catalog = catalog;
         this.root = root;
         this.base = base;

@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.config;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.util.Locale;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.InvalidDestinationException;
@@ -57,7 +58,7 @@ final class HttpsUrls {
             Destination destination = Destination.parse(host, 443);
             byte[] address = destination.addressBytes();
             return address == null ? destination.host().equals("localhost") : InetAddress.getByAddress(address).isLoopbackAddress();
-        } catch (InvalidDestinationException | java.net.UnknownHostException e) {
+        } catch (InvalidDestinationException | UnknownHostException e) {
             return false;
         }
     }

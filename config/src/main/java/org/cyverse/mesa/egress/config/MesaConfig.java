@@ -1,7 +1,10 @@
 package org.cyverse.mesa.egress.config;
 
+import java.net.InetAddress;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
 import org.cyverse.mesa.egress.allowlist.Cidr;
@@ -13,9 +16,11 @@ import org.cyverse.mesa.egress.allowlist.Profile;
 import org.cyverse.mesa.egress.allowlist.Rule;
 import org.cyverse.mesa.egress.injector.BrokerSource;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSecretSource;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings.AuthMethod;
 import org.cyverse.mesa.egress.injector.openbao.OpenBaoSettings;
+import org.cyverse.mesa.egress.injector.scan.DlpRule;
 
 /**
  * A loaded, validated, normalized config file (SPEC.md "Config file"), with command-line
@@ -70,7 +75,7 @@ public record MesaConfig(
                 DEFAULT_MAX_HELD);
 
         /** {@code approvals.webhook}: the URL events are POSTed to, and the HMAC-SHA256 key they are signed with. */
-        public record Webhook(java.net.URI url, org.cyverse.mesa.egress.injector.SecretRef secret) {}
+        public record Webhook(URI url, SecretRef secret) {}
     }
 
     /**
@@ -80,7 +85,7 @@ public record MesaConfig(
      * @param authorizationEntropy whether a high-entropy {@code Authorization} token to a host no
      *     credential covers counts too ({@code authorization-high-entropy})
      */
-    public record Dlp(Mode mode, List<org.cyverse.mesa.egress.injector.scan.DlpRule> rules, boolean authorizationEntropy) {
+    public record Dlp(Mode mode, List<DlpRule> rules, boolean authorizationEntropy) {
 
         /** {@code off}: nothing looked for; {@code audit}: recorded only; {@code block}: refused 403 {@code secret_leak}. */
         public enum Mode { OFF, AUDIT, BLOCK }
@@ -237,7 +242,7 @@ public record MesaConfig(
     }
 
     /** The address guard this config asks for, given the host's own addresses. */
-    public AddressGuard addressGuard(java.util.Collection<java.net.InetAddress> ownAddresses) {
+    public AddressGuard addressGuard(Collection<InetAddress> ownAddresses) {
         return new AddressGuard(network.allowPrivate(), ownAddresses);
     }
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads one YAML document into a {@link YamlNode} tree with Jackson's streaming YAML parser,
@@ -52,7 +53,7 @@ final class YamlReader {
             }
             return root;
         } catch (JsonProcessingException e) {
-            if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException marked) {
+            if (e.getCause() instanceof MarkedYAMLException marked) {
                 YamlSyntax.Described described = YamlSyntax.describe(marked);
                 throw new SyntaxException(described.line(), described.message());
             }

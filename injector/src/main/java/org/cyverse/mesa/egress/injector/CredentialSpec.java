@@ -1,7 +1,10 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.allowlist.PathGlob;
 
@@ -70,7 +73,7 @@ public record CredentialSpec(
         if (minted()) {
             return kind.needs();
         }
-        List<SecretRef> refs = new java.util.ArrayList<>();
+        List<SecretRef> refs = new ArrayList<>();
         refs.add(secret);
         refs.addAll(parts().values());
         return List.copyOf(refs);
@@ -80,8 +83,8 @@ public record CredentialSpec(
      * The values fetched together with {@code secret} and valid only with it ({@link SecretLease#parts}), by part
      * name, as its kind names them (an {@code aws_sigv4} credential's access key id and session token); empty for most.
      */
-    public java.util.Map<String, SecretRef> parts() {
-        return kind == null ? java.util.Map.of() : kind.parts();
+    public Map<String, SecretRef> parts() {
+        return kind == null ? Map.of() : kind.parts();
     }
 
     /** This credential with other {@code limits}: the same values, hosts and scope. */
@@ -111,12 +114,12 @@ public record CredentialSpec(
     }
 
     /** Whether this credential's hosts and ports cover {@code destination} (methods and paths aside). */
-    public boolean covers(org.cyverse.mesa.egress.allowlist.Destination destination) {
+    public boolean covers(Destination destination) {
         return CredentialReach.covers(this, destination);
     }
 
     /** Whether a request lies within this credential's whole scope: hosts, ports, methods, paths. */
-    public boolean inScope(org.cyverse.mesa.egress.allowlist.Destination destination, String method, String path) {
+    public boolean inScope(Destination destination, String method, String path) {
         return CredentialReach.miss(this, destination, method, path) == null;
     }
 }

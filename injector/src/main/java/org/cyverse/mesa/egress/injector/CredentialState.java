@@ -1,7 +1,9 @@
 package org.cyverse.mesa.egress.injector;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -34,10 +36,10 @@ final class CredentialState {
      */
     volatile List<Secret> held = List.of();
     /** The same for each part alone, by part name (a fetched access key id is scrubbed to the sentinel key id). */
-    volatile java.util.Map<String, List<Secret>> heldParts = java.util.Map.of();
+    volatile Map<String, List<Secret>> heldParts = Map.of();
     static final int HELD = 8;
     /** The minted values not retired yet (empty for a credential read from a source). */
-    final org.cyverse.mesa.egress.injector.MintedKeys minted = new org.cyverse.mesa.egress.injector.MintedKeys();
+    final MintedKeys minted = new MintedKeys();
     /** The next planned fetch (refresh ahead of expiry, or retry after a failure). */
     private ScheduledFuture<?> next;
 
@@ -53,9 +55,9 @@ final class CredentialState {
             return false;
         }
         held = kept(held, values, HELD * values.size());
-        java.util.Map<String, List<Secret>> parts = new java.util.LinkedHashMap<>(heldParts);
+        Map<String, List<Secret>> parts = new LinkedHashMap<>(heldParts);
         lease.parts().forEach((name, part) -> parts.put(name, kept(parts.getOrDefault(name, List.of()), List.of(part.secret()), HELD)));
-        heldParts = java.util.Map.copyOf(parts);
+        heldParts = Map.copyOf(parts);
         return true;
     }
 

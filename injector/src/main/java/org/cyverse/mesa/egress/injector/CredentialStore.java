@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.injector.Minter;
@@ -68,7 +69,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile boolean closed;
     /** Counts new values, so that users of {@link #held} can cache what they derive from it. */
-    private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong generation = new AtomicLong();
     private volatile ScheduledFuture<?> ticker;
 
     /**
@@ -161,7 +162,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
     }
 
     /** Waits at most {@code wait} until every credential has been resolved once ({@link #notReadyReason} is {@code null}). */
-    public void awaitResolved(java.time.Duration wait) {
+    public void awaitResolved(Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
         while (notReadyReason() != null && System.nanoTime() < deadline) {
             try {
@@ -203,7 +204,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
      * retrying within {@code budget}; blocks. Returns how many could not be retired.
      */
     public int retireAll(Duration budget) {
-        Map<String, org.cyverse.mesa.egress.injector.MintedKeys> minted = new LinkedHashMap<>();
+        Map<String, MintedKeys> minted = new LinkedHashMap<>();
         states.values().stream().filter(s -> s.spec.minted()).forEach(s -> minted.put(s.spec.name(), s.minted));
         return retirements.all(minted, budget);
     }

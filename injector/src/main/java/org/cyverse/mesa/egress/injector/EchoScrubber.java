@@ -1,5 +1,8 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -68,14 +71,14 @@ public final class EchoScrubber {
         if (text.isEmpty()) {
             return later;
         }
-        Map<String, String> allText = new java.util.LinkedHashMap<>(text);
+        Map<String, String> allText = new LinkedHashMap<>(text);
         later.text.forEach(allText::putIfAbsent);
-        Map<String, String> allPlain = new java.util.LinkedHashMap<>(plain);
+        Map<String, String> allPlain = new LinkedHashMap<>(plain);
         later.plain.forEach(allPlain::putIfAbsent);
-        Map<byte[], byte[]> bytes = new java.util.LinkedHashMap<>();
-        allText.forEach((form, standIn) -> bytes.put(form.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                standIn.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        return new EchoScrubber(java.util.Collections.unmodifiableMap(allPlain), java.util.Collections.unmodifiableMap(allText),
+        Map<byte[], byte[]> bytes = new LinkedHashMap<>();
+        allText.forEach((form, standIn) -> bytes.put(form.getBytes(StandardCharsets.UTF_8),
+                standIn.getBytes(StandardCharsets.UTF_8)));
+        return new EchoScrubber(Collections.unmodifiableMap(allPlain), Collections.unmodifiableMap(allText),
                 StreamReplacer.compile(bytes));
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The secret sources of one proxy, by the scheme of {@link SecretRef}: {@code file:} and
@@ -94,7 +95,7 @@ public final class SecretSources implements AutoCloseable {
     }
 
     /** Sets who is told when OpenBao revoked the proxy's own token (the kill switch); nothing happens without a broker. */
-    public void onBrokerTokenRevoked(java.util.function.Consumer<String> listener) {
+    public void onBrokerTokenRevoked(Consumer<String> listener) {
         if (openBao != null) {
             openBao.onTokenRevoked(listener);
         }

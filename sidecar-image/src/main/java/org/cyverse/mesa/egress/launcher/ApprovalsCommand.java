@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.cyverse.mesa.egress.approval.ApprovalTtl;
 
 /**
  * {@code approvals list|approve ID|deny ID}: the approval inbox for an operator, over the admin
@@ -75,7 +76,7 @@ final class ApprovalsCommand {
                         throw new Args.UsageException("approve needs --ttl: a duration such as 1h, or job for the rest of the job");
                     }
                     try {
-                        org.cyverse.mesa.egress.approval.ApprovalTtl.parse(args.flag("--ttl"));
+                        ApprovalTtl.parse(args.flag("--ttl"));
                     } catch (IllegalArgumentException e) {
                         throw new Args.UsageException("--" + e.getMessage());
                     }

@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.launcher;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.net.URI;
@@ -19,10 +20,10 @@ import org.cyverse.mesa.egress.admission.RequestFacts;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretValues;
-import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.proxy.ProxyServer;
 
 /**
@@ -102,7 +103,7 @@ final class CheckCommand {
         }
         try {
             out.println(new ObjectMapper().writeValueAsString(json));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
         return verdict.allowed() ? Main.OK : Main.DENY;

@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.launcher;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +24,7 @@ final class EnvironmentFlags {
         v.put("--admin", "MESA_EGRESS_ADMIN");
         v.put("--share-dir", "MESA_EGRESS_SHARE_DIR");
         v.put("--ca-cert", "MESA_EGRESS_CA_CERT");
-        VARIABLES = java.util.Collections.unmodifiableMap(v);
+        VARIABLES = Collections.unmodifiableMap(v);
     }
 
     private EnvironmentFlags() {}

@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.launcher;
 
+import java.util.Locale;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -23,7 +24,7 @@ final class LogSetup {
         String wanted = System.getenv("MESA_EGRESS_LOG_LEVEL");
         if (wanted != null && !wanted.isBlank()) {
             try {
-                level = Level.parse(wanted.trim().toUpperCase(java.util.Locale.ROOT));
+                level = Level.parse(wanted.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 System.err.println("mesa-egress: ignoring MESA_EGRESS_LOG_LEVEL=" + wanted + " (use SEVERE, WARNING, INFO, FINE)");
             }

@@ -2,6 +2,7 @@ package org.cyverse.mesa.egress.launcher;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.audit.JsonLinesFormat;
 import org.cyverse.mesa.egress.audit.StreamSink;
+import org.cyverse.mesa.egress.config.ConfigProblem;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.proxy.ConfigReloader;
@@ -56,7 +58,7 @@ final class RunCommand {
                     + "only the proxy mounts");
             return Main.BAD_INPUT;
         }
-        List<org.cyverse.mesa.egress.config.ConfigProblem> files = Preflight.problems(config);
+        List<ConfigProblem> files = Preflight.problems(config);
         if (!files.isEmpty()) {
             files.forEach(err::println); // FILE:LINE: key: message, as validate prints them, before anything is created
             return Main.BAD_INPUT;
@@ -149,7 +151,7 @@ final class RunCommand {
         }
     }
 
-    private static String hostPort(java.net.InetSocketAddress a) {
+    private static String hostPort(InetSocketAddress a) {
         String host = a.getAddress().getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }

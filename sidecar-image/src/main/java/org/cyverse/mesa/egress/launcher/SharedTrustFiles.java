@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -167,7 +168,7 @@ final class SharedTrustFiles {
         Path temp = Files.createTempFile(file.getParent(), "." + file.getFileName(), ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-                    OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
+                    OutputStream out = Channels.newOutputStream(channel)) {
                 out.write(content);
                 out.flush();
                 channel.force(true);

@@ -3,7 +3,9 @@ package org.cyverse.mesa.egress.launcher;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -69,8 +71,8 @@ record TrustAnchors(String source, List<X509Certificate> certificates) {
             text = Files.readString(file, StandardCharsets.US_ASCII);
         } catch (IOException e) {
             // NoSuchFileException's message is the path alone: say what went wrong instead.
-            String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
-                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+            String why = e instanceof NoSuchFileException ? "no such file"
+                    : e instanceof AccessDeniedException ? "permission denied" : e.getMessage();
             throw new IOException(what + ": cannot read " + file + ": " + why, e);
         }
         List<X509Certificate> certificates = new ArrayList<>();

@@ -2,6 +2,8 @@ package org.cyverse.mesa.egress.launcher;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -63,13 +65,13 @@ final class TrustCommand {
 
     /** The name of a file in {@code dir} that holds a PEM private key, or {@code null}. */
     private static String privateKeyIn(Path dir) {
-        if (!java.nio.file.Files.isDirectory(dir)) {
+        if (!Files.isDirectory(dir)) {
             return null;
         }
-        try (var files = java.nio.file.Files.list(dir)) {
+        try (var files = Files.list(dir)) {
             for (Path f : files.toList()) {
-                if (java.nio.file.Files.isRegularFile(f) && java.nio.file.Files.size(f) < (1 << 20)
-                        && java.nio.file.Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1).contains("PRIVATE KEY-----")) {
+                if (Files.isRegularFile(f) && Files.size(f) < (1 << 20)
+                        && Files.readString(f, StandardCharsets.ISO_8859_1).contains("PRIVATE KEY-----")) {
                     return f.getFileName().toString();
                 }
             }

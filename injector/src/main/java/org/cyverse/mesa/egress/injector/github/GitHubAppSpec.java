@@ -1,6 +1,8 @@
 package org.cyverse.mesa.egress.injector.github;
 
 import java.net.URI;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cyverse.mesa.egress.injector.CredentialKind;
@@ -27,7 +29,7 @@ public record GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long
 
     public GitHubAppSpec {
         repositories = List.copyOf(repositories);
-        permissions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(permissions));
+        permissions = Collections.unmodifiableMap(new LinkedHashMap<>(permissions));
     }
 
     @Override

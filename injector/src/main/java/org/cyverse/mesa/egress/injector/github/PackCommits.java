@@ -6,9 +6,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -289,7 +291,7 @@ public final class PackCommits {
             return true;
         }
         List<String> todo = new ArrayList<>(List.of(tip));
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         while (!todo.isEmpty()) {
             String id = todo.remove(todo.size() - 1);
             List<String> ps = parents.get(id);

@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.injector.github;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -74,7 +75,7 @@ public final class ReceivePackCommands {
             if (size == 0) {
                 state = State.DONE; // flush-pkt: the pack (if any) follows
                 at += 4;
-                rest = java.util.Arrays.copyOfRange(buf, at, buf.length);
+                rest = Arrays.copyOfRange(buf, at, buf.length);
                 break;
             }
             if (buf.length - at < size) {

@@ -1,6 +1,7 @@
 package org.cyverse.mesa.egress.injector.github;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,7 +38,7 @@ final class RestRefRule {
 
     /** Why {@code method} on {@code rest} (the path after {@code /repos/{owner}/{repo}}) is refused by {@code rule}, or {@code null}. */
     static String refusal(String method, String rest, BranchRule rule) {
-        String m = method.toUpperCase(java.util.Locale.ROOT);
+        String m = method.toUpperCase(Locale.ROOT);
         boolean read = m.equals("GET") || m.equals("HEAD");
         Matcher ref = REF.matcher(rest);
         if (ref.matches() && !read) {

@@ -10,15 +10,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters.SecretReader;
+import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-import org.cyverse.mesa.egress.injector.Minter;
-import org.cyverse.mesa.egress.injector.Minters;
-import org.cyverse.mesa.egress.injector.Minters.SecretReader;
 
 /**
  * LiteLLM virtual keys (CONTEXT.md, "Credentials the proxy handles"): {@code POST /key/generate}
@@ -46,7 +47,7 @@ public final class LiteLlmMinter implements Minter {
     private final Duration timeout;
     private final AtomicInteger sequence = new AtomicInteger();
     /** Random per process: a restarted proxy's keys must not collide with the aliases of its earlier keys. */
-    private final String processTag = String.format("%06x", new java.security.SecureRandom().nextInt(1 << 24));
+    private final String processTag = String.format("%06x", new SecureRandom().nextInt(1 << 24));
     /** What retired keys spent, in USD; read by {@link #mint} only, which the store runs one at a time. */
     private double spentBefore;
 

@@ -14,10 +14,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
+import org.cyverse.mesa.egress.injector.BrokerSource;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
-import org.cyverse.mesa.egress.injector.BrokerSource;
 import org.cyverse.mesa.egress.injector.SecretSource;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 
@@ -73,7 +74,7 @@ public final class OpenBaoSecretSource implements BrokerSource {
      * secret's policy): revocation is a kill switch.
      */
     @Override
-    public void onTokenRevoked(java.util.function.Consumer<String> listener) {
+    public void onTokenRevoked(Consumer<String> listener) {
         keeper.onRevoked(listener);
     }
 

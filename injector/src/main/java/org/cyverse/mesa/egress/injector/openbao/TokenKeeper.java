@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -42,7 +43,7 @@ final class TokenKeeper implements AutoCloseable {
     private final Object lock = new Object();
     private volatile String revokedReason;
     /** Told once when the token itself is found revoked (the kill switch); may be null. */
-    private volatile java.util.function.Consumer<String> onRevoked;
+    private volatile Consumer<String> onRevoked;
     private volatile boolean closed;
     private ScheduledFuture<?> next; // guarded by lock
     private int failures; // guarded by lock
@@ -118,7 +119,7 @@ final class TokenKeeper implements AutoCloseable {
             cancelNext();
         }
         LOG.severe(revokedReason);
-        java.util.function.Consumer<String> listener = onRevoked;
+        Consumer<String> listener = onRevoked;
         if (listener != null) {
             try {
                 listener.accept(revokedReason);
@@ -130,7 +131,7 @@ final class TokenKeeper implements AutoCloseable {
     }
 
     /** Sets who is told when the token is found revoked. */
-    void onRevoked(java.util.function.Consumer<String> listener) {
+    void onRevoked(Consumer<String> listener) {
         this.onRevoked = listener;
     }
 

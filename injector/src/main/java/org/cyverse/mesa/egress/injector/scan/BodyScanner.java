@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.injector.scan;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -264,7 +265,7 @@ public final class BodyScanner {
             }
             if (held == 6) {
                 held = 0;
-                int unit = Integer.parseInt(new String(pending, 2, 4, java.nio.charset.StandardCharsets.US_ASCII), 16);
+                int unit = Integer.parseInt(new String(pending, 2, 4, StandardCharsets.US_ASCII), 16);
                 codeUnit(unit);
             }
         }

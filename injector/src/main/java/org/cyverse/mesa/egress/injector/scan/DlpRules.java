@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.injector.scan;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ public final class DlpRules {
 
     /** The names a config may list: every built-in pattern and the Authorization rule. */
     public static List<String> names() {
-        List<String> names = new java.util.ArrayList<>(BUILT_IN.keySet());
+        List<String> names = new ArrayList<>(BUILT_IN.keySet());
         names.add(AUTHORIZATION_HIGH_ENTROPY);
         return names;
     }

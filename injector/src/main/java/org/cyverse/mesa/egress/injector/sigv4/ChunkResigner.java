@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Locale;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.RequestUse;
 
@@ -277,7 +278,7 @@ public final class ChunkResigner implements BodyCheck {
         if (colon <= 0) {
             throw new ChunkException("a trailer line that is not NAME:VALUE");
         }
-        String name = field.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT);
+        String name = field.substring(0, colon).trim().toLowerCase(Locale.ROOT);
         String value = field.substring(colon + 1).trim();
         if (!name.equals("x-amz-trailer-signature")) {
             trailerFields.append(name).append(':').append(value).append('\n');

@@ -12,14 +12,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.PercentText;
+import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
-import org.cyverse.mesa.egress.injector.RequestUse;
 import org.cyverse.mesa.egress.injector.SecretValues;
 import org.cyverse.mesa.egress.injector.sigv4.SigV4Problem.Kind;
 
@@ -138,7 +139,7 @@ public final class SigV4Step implements CredentialStep {
         String amzDate = AMZ_DATE.format(now);
         String scope = amzDate.substring(0, 8) + "/" + auth.region() + "/" + auth.service() + "/aws4_request";
         // The client's session token (a sentinel, if any) is dropped; the real one is added, and signed, when there is one.
-        java.util.TreeSet<String> signed = new java.util.TreeSet<>(auth.signedHeaders());
+        TreeSet<String> signed = new TreeSet<>(auth.signedHeaders());
         signed.remove(TOKEN_HEADER);
         if (real.sessionToken() != null && !auth.presigned()) {
             signed.add(TOKEN_HEADER);
