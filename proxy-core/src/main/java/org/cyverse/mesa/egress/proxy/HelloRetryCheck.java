@@ -11,6 +11,7 @@ import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.tls.ClientHelloReader;
+import org.cyverse.mesa.egress.tls.TlsRecords;
 
 /**
  * The second ClientHello of an opaque tunnel. A TLS 1.3 server that wants another key share
@@ -30,10 +31,10 @@ final class HelloRetryCheck {
 
     /** The ServerHello random that marks a HelloRetryRequest: SHA-256 of "HelloRetryRequest" (RFC 8446 section 4.1.3). */
     private static final byte[] RETRY_RANDOM = hex("cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c");
-    private static final int RECORD_HEADER = 5;
-    private static final int HANDSHAKE = 22;
-    private static final int CHANGE_CIPHER_SPEC = 20;
-    private static final int SERVER_HELLO = 2;
+    private static final int RECORD_HEADER = TlsRecords.HEADER;
+    private static final int HANDSHAKE = TlsRecords.HANDSHAKE;
+    private static final int CHANGE_CIPHER_SPEC = TlsRecords.CHANGE_CIPHER_SPEC;
+    private static final int SERVER_HELLO = TlsRecords.SERVER_HELLO;
     /** type (1), length (3), legacy_version (2), random (32). */
     private static final int HELLO_PREFIX = 38;
     /** Records the server may take to get {@link #HELLO_PREFIX} bytes of its hello out: real stacks take one. */

@@ -26,10 +26,10 @@ public final class ClientHelloReader {
     /** The largest ClientHello taken (post-quantum key shares make them a few KiB; 64 KiB is generous). */
     public static final int MAX_HELLO_BYTES = 64 * 1024;
 
-    private static final int RECORD_HEADER = 5;
-    private static final int MAX_RECORD = 1 << 14;
-    private static final int HANDSHAKE = 22;
-    private static final int CLIENT_HELLO = 1;
+    private static final int RECORD_HEADER = TlsRecords.HEADER;
+    private static final int MAX_RECORD = TlsRecords.MAX_LENGTH;
+    private static final int HANDSHAKE = TlsRecords.HANDSHAKE;
+    private static final int CLIENT_HELLO = TlsRecords.CLIENT_HELLO;
     /** More records than a 64 KiB hello needs at 16 KiB each, with room for stacks that split smaller. */
     private static final int MAX_RECORDS = 16;
     private static final int SERVER_NAME = 0;
