@@ -49,12 +49,23 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     private ChunkedFraming chunked;
     /** Bytes past the reader index that {@link #chunked} has checked already. */
     private int checkedAhead;
-    private boolean expectHead = true;
-    private boolean headStartedFired;
+    private Phase phase = Phase.AWAITING_HEAD;
+    /** Whether the current request is a CONNECT or a WebSocket upgrade: decoding stops after its head and (empty) body. */
     private boolean connect;
-    private boolean stopped;
-    /** Stopped by a refusal: input from now on is dropped (not kept for a tunnel). */
-    private boolean discarding;
+
+    /** Where the decoder is in the connection's input. */
+    private enum Phase {
+        /** Waiting for a request head, nothing of it read yet. */
+        AWAITING_HEAD,
+        /** A head has begun ({@link StrictRequestDecoder#HEAD_STARTED} fired), not yet whole. */
+        IN_HEAD,
+        /** The head was scanned whole: Netty decodes it and its body. */
+        IN_BODY,
+        /** After a CONNECT or an upgrade: decoding stopped, the bytes that follow are kept for the tunnel. */
+        HANDED_OVER,
+        /** Stopped by a refusal: what the client still sends is dropped. */
+        DISCARDING
+    }
 
     StrictRequestDecoder(int maxHeaderBytes) {
         super(new HttpDecoderConfig()
@@ -70,8 +81,8 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        if (stopped) {
-            if (discarding) {
+        if (phase == Phase.HANDED_OVER || phase == Phase.DISCARDING) {
+            if (phase == Phase.DISCARDING) {
                 // After a refusal what the client still sends (while the connection lingers) is
                 // dropped, not piled up: only a CONNECT's bytes are kept, for the tunnel.
                 in.skipBytes(in.readableBytes());
@@ -79,9 +90,9 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
             return;
         }
         int headEnd = -1;
-        if (expectHead) {
-            if (!headStartedFired && in.isReadable()) {
-                headStartedFired = true;
+        if (phase == Phase.AWAITING_HEAD || phase == Phase.IN_HEAD) {
+            if (phase == Phase.AWAITING_HEAD && in.isReadable()) {
+                phase = Phase.IN_HEAD;
                 ctx.fireUserEventTriggered(HEAD_STARTED);
             }
             switch (scanner.scan(in)) {
@@ -94,7 +105,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     stop(in, out, new RejectedHead(Reason.HEADERS_TOO_LARGE, null, "the request head exceeds limits.max_header_bytes", null));
                     return;
                 case COMPLETE:
-                    expectHead = false;
+                    phase = Phase.IN_BODY;
                     headEnd = in.readerIndex() + scanner.headLength();
                     scanner.reset();
                     break;
@@ -174,8 +185,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
                     }
                     out.set(i, rejected);
                     ReferenceCountUtil.release(request);
-                    stopped = true;
-                    discarding = true;
+                    phase = Phase.DISCARDING;
                     in.skipBytes(in.readableBytes());
                     return;
                 }
@@ -184,15 +194,10 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
             }
             if (o instanceof HttpContent && ((HttpContent) o).decoderResult().isFailure()) {
                 // The client handler abandons the request upstream and answers 400.
-                stopped = true;
-                discarding = true;
+                phase = Phase.DISCARDING;
             }
-            if (o instanceof LastHttpContent) {
-                expectHead = true;
-                headStartedFired = false;
-                if (connect) {
-                    stopped = true;
-                }
+            if (o instanceof LastHttpContent && phase != Phase.HANDED_OVER && phase != Phase.DISCARDING) {
+                phase = connect ? Phase.HANDED_OVER : Phase.AWAITING_HEAD; // once stopped, it stays stopped
             }
         }
     }
@@ -233,7 +238,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     /** The connection closed: what Netty makes of the rest (a body cut short) is judged like the rest. */
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        if (!stopped && !expectHead) {
+        if (phase == Phase.IN_BODY) {
             int before = out.size();
             super.decodeLast(ctx, in, out);
             vet(in, out, before);
@@ -247,8 +252,7 @@ final class StrictRequestDecoder extends HttpRequestDecoder {
     }
 
     private void stop(ByteBuf in, List<Object> out, RejectedHead rejected) {
-        stopped = true;
-        discarding = true;
+        phase = Phase.DISCARDING;
         in.skipBytes(in.readableBytes());
         out.add(rejected);
     }
