@@ -95,7 +95,7 @@ public interface BodyCheck extends AutoCloseable {
      * @param style how the client reads the answer
      * @param answer the answer the client's protocol expects instead of an error (a receive-pack report), or {@code null}
      */
-    record Refusal(String reason, String credential, String detail, RequestUse.AnswerStyle style, Answer answer) {}
+    record Refusal(String reason, String credential, String detail, AnswerStyle style, Answer answer) {}
 
     /** An answer in the client's own protocol: status, content type, body. */
     record Answer(int status, String contentType, byte[] body) {

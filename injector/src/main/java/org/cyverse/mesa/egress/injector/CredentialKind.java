@@ -33,7 +33,7 @@ public interface CredentialKind {
      * The minter of {@code credential}'s values, or {@code null} when they are read from its
      * {@code secret}. Called once per config, off any event loop.
      */
-    default Minter minter(CredentialSpec credential, Minters.Context context) {
+    default Minter minter(CredentialSpec credential, MintContext context) {
         return null;
     }
 }

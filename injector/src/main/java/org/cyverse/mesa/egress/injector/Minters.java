@@ -21,22 +21,6 @@ public final class Minters {
 
     private Minters() {}
 
-    /** Reads a secret a minter needs (a master key, an App's private key) from its source; blocks. */
-    @FunctionalInterface
-    public interface SecretReader {
-        Secret read(SecretRef ref) throws SecretUnavailableException;
-    }
-
-    /**
-     * What every minter is made with.
-     *
-     * @param secrets reads the minter's own secrets from their sources
-     * @param http a client for the issuers that does not follow redirects (what a minter sends must not be carried elsewhere)
-     * @param timeout for each call to an issuer
-     * @param clock the time minted values are judged by
-     */
-    public record Context(SecretReader secrets, HttpClient http, Duration timeout, Clock clock) {}
-
     /**
      * @param sources where the minters' own secrets (master keys) come from, by scheme
      * @param tls the trust for the issuers' certificates (the system's plus {@code tls.upstream_ca})
@@ -44,13 +28,13 @@ public final class Minters {
      */
     public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls) {
         Map<String, Minter> minters = new LinkedHashMap<>();
-        Context context = null;
+        MintContext context = null;
         for (CredentialSpec spec : credentials) {
             if (!spec.minted()) {
                 continue;
             }
             if (context == null) {
-                context = new Context(ref -> SecretSources.fetch(sources, ref).secret(),
+                context = new MintContext(ref -> SecretSources.fetch(sources, ref).secret(),
                         ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build(), TIMEOUT, Clock.systemUTC());
             }
             Minter minter = spec.kind().kind().minter(spec, context);

@@ -3,7 +3,7 @@ package org.cyverse.mesa.egress.admission;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.cyverse.mesa.egress.injector.RequestUse.AnswerStyle;
+import org.cyverse.mesa.egress.injector.AnswerStyle;
 
 /**
  * A refusal in the form its client shows a person, as a credential kind said the client reads it

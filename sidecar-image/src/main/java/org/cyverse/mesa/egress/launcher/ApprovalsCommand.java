@@ -68,7 +68,7 @@ final class ApprovalsCommand {
                         yield refused(err, r);
                     }
                     out.print(json ? r.body() : table(JSON.readTree(r.body())));
-                    yield Main.OK;
+                    yield Exit.OK;
                 }
                 case "approve" -> {
                     expect(args, 2);
@@ -85,7 +85,7 @@ final class ApprovalsCommand {
                         ObjectNode scope = scope(admin, token, args);
                         if (scope == null) {
                             err.println("mesa-egress approvals: no approval " + args.positional.get(1) + " (approvals list shows them)");
-                            yield Main.FAILURE;
+                            yield Exit.FAILURE;
                         }
                         body.set("scope", scope);
                     }
@@ -99,13 +99,13 @@ final class ApprovalsCommand {
             };
         } catch (ConnectException e) {
             err.println("mesa-egress approvals: nothing answers on the admin port " + admin + " (is the proxy running? --admin)");
-            return Main.FAILURE;
+            return Exit.FAILURE;
         } catch (IOException e) {
             err.println("mesa-egress approvals: " + admin + ": " + e.getMessage());
-            return Main.FAILURE;
+            return Exit.FAILURE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Main.FAILURE;
+            return Exit.FAILURE;
         }
     }
 
@@ -179,7 +179,7 @@ final class ApprovalsCommand {
             return refused(err, r);
         }
         out.println(JSON.readTree(r.body()).path("result").asText());
-        return Main.OK;
+        return Exit.OK;
     }
 
     private static int refused(PrintStream err, HttpResponse<String> r) throws IOException {
@@ -193,7 +193,7 @@ final class ApprovalsCommand {
                 ? body.path("reason").asText() + ": " + body.path("error").asText() + " (" + body.path("hint").asText() + ")"
                 : body.path("error").asText();
         err.println("mesa-egress approvals: " + r.statusCode() + " " + message);
-        return Main.FAILURE;
+        return Exit.FAILURE;
     }
 
     private static String table(JsonNode listing) {

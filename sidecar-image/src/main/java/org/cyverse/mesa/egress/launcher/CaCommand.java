@@ -40,17 +40,17 @@ final class CaCommand {
         } catch (FileAlreadyExistsException e) {
             err.println("mesa-egress ca init: " + e.getFile() + " already exists; refusing to overwrite a CA "
                     + "(agents may trust it): remove both files first, or choose another --out");
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         } catch (IOException e) {
             err.println("mesa-egress ca init: cannot write the CA to " + outDir + ": " + e.getMessage());
-            return Main.FAILURE;
+            return Exit.FAILURE;
         }
         X509Certificate certificate = ca.certificate();
         out.println("wrote " + outDir.resolve(InterceptionCa.CERT_FILE) + " and " + outDir.resolve(InterceptionCa.KEY_FILE) + " (mode 0600)");
         out.println("subject: " + certificate.getSubjectX500Principal().getName());
         out.println("valid until: " + certificate.getNotAfter().toInstant());
         out.println("sha256 fingerprint: " + fingerprint(certificate));
-        return Main.OK;
+        return Exit.OK;
     }
 
     /** The SHA-256 fingerprint, as {@code openssl x509 -fingerprint -sha256} prints it, for comparing trust stores. */

@@ -51,7 +51,7 @@ final class CheckCommand {
         }
         MesaConfig config = new ConfigArgs(args).load(err);
         if (config == null) {
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         String method = args.flag("--method") == null ? "GET" : args.flag("--method");
         if (!method.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+") || !method.equals(method.toUpperCase(Locale.ROOT))) {
@@ -106,7 +106,7 @@ final class CheckCommand {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        return verdict.allowed() ? Main.OK : Main.DENY;
+        return verdict.allowed() ? Exit.OK : Exit.DENY;
     }
 
     /** The verdict for {@code url} under {@code config}, as the proxy would reach it. */

@@ -13,11 +13,6 @@ import java.util.Map;
  */
 public final class Main {
 
-    static final int OK = 0;
-    static final int FAILURE = 1;
-    static final int BAD_INPUT = 2;
-    static final int DENY = 3;
-
     static final String USAGE = String.join("\n",
             "usage: mesa-egress COMMAND [options]",
             "",
@@ -54,7 +49,7 @@ public final class Main {
     static int run(List<String> args, PrintStream out, PrintStream err, Map<String, String> env) {
         if (args.isEmpty() || args.get(0).equals("help") || args.get(0).equals("--help") || args.get(0).equals("-h")) {
             (args.isEmpty() ? err : out).print(USAGE);
-            return args.isEmpty() ? BAD_INPUT : OK;
+            return args.isEmpty() ? Exit.BAD_INPUT : Exit.OK;
         }
         List<String> rest = args.subList(1, args.size());
         try {
@@ -73,21 +68,17 @@ public final class Main {
                     return ApprovalsCommand.run(rest, out, err, env);
                 case "version":
                 case "--version":
-                    out.println("mesa-egress " + version());
-                    return OK;
+                    out.println("mesa-egress " + Exit.version());
+                    return Exit.OK;
                 default:
                     err.println("mesa-egress: unknown command \"" + args.get(0) + "\"\n");
                     err.print(USAGE);
-                    return BAD_INPUT;
+                    return Exit.BAD_INPUT;
             }
         } catch (Args.UsageException e) {
             err.println("mesa-egress " + args.get(0) + ": " + e.getMessage());
-            return BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
     }
 
-    static String version() {
-        String v = Main.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
-    }
 }

@@ -48,7 +48,7 @@ final class RunCommand {
         ConfigArgs configArgs = new ConfigArgs(args);
         MesaConfig config = configArgs.load(err);
         if (config == null) {
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         Path shareDir = args.flag("--share-dir") == null ? null : Path.of(args.flag("--share-dir"));
         if (shareDir != null && config.tls().intercept() != InterceptMode.NONE && config.tls().caKey() != null
@@ -56,19 +56,19 @@ final class RunCommand {
             err.println("mesa-egress: tls.ca_key " + config.tls().caKey() + " is inside the share dir " + shareDir + " ("
                     + args.origin("--share-dir") + "), which the agent's container reads: keep the CA key in a directory "
                     + "only the proxy mounts");
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         List<ConfigProblem> files = Preflight.problems(config);
         if (!files.isEmpty()) {
             files.forEach(err::println); // FILE:LINE: key: message, as validate prints them, before anything is created
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         ProxyServer server;
         try {
             server = new ProxyServer(config, HostResolver.SYSTEM, StreamSink.open(config.audit().sink(), new JsonLinesFormat()));
         } catch (IOException e) {
             err.println("mesa-egress: " + e.getMessage());
-            return Main.FAILURE;
+            return Exit.FAILURE;
         }
         if (shareDir != null) {
             // Before the listeners bind: once /readyz (or even /healthz) answers, the files are there.
@@ -80,16 +80,16 @@ final class RunCommand {
                 err.println("mesa-egress: cannot write the trust files to the share dir " + shareDir + " ("
                         + args.origin("--share-dir") + "): " + e.getMessage());
                 server.close();
-                return Main.FAILURE;
+                return Exit.FAILURE;
             }
         }
         try {
             server.start();
         } catch (IOException e) {
             err.println("mesa-egress: " + e.getMessage());
-            return Main.FAILURE;
+            return Exit.FAILURE;
         }
-        LOG.info(() -> "mesa-egress " + Main.version() + " serving profile " + config.profile().name() + " (egress "
+        LOG.info(() -> "mesa-egress " + Exit.version() + " serving profile " + config.profile().name() + " (egress "
                 + config.egress().name() + ") on " + hostPort(server.proxyAddress()) + ", admin on " + hostPort(server.adminAddress())
                 + " (" + server.transport() + ")");
 
@@ -126,7 +126,7 @@ final class RunCommand {
         }
         boolean drained = server.stop(DRAIN);
         LOG.info(drained ? "stopped cleanly" : "stopped; connections still open after the drain were closed");
-        return Main.OK;
+        return Exit.OK;
     }
 
     /** Whether {@code file} lies in {@code dir} or below it, symbolic links resolved where they exist. */

@@ -39,11 +39,11 @@ final class TrustCommand {
             if (certificates.size() != 1 || ca.getBasicConstraints() < 0) {
                 err.println("mesa-egress trust: " + args.flag("--ca-cert") + " must hold exactly one CA certificate "
                         + "(basicConstraints CA:TRUE), e.g. the ca.pem that `mesa-egress ca init` wrote");
-                return Main.BAD_INPUT;
+                return Exit.BAD_INPUT;
             }
         } catch (IOException e) {
             err.println("mesa-egress trust: " + e.getMessage());
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         Path upstream = args.flag("--upstream-ca") == null ? null : Path.of(args.flag("--upstream-ca"));
         Path share = Path.of(args.flag("--share-dir"));
@@ -52,14 +52,14 @@ final class TrustCommand {
             // As run refuses a CA key inside its share dir: the agent's container reads this directory.
             err.println("mesa-egress trust: the share dir " + share + " holds a private key (" + key + "), and the agent's container"
                     + " reads it: write the trust files to a directory of their own, and keep the key where only the proxy mounts it");
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         try {
             out.println(SharedTrustFiles.publish(share, ca, upstream, env));
-            return Main.OK;
+            return Exit.OK;
         } catch (IOException e) {
             err.println("mesa-egress trust: " + e.getMessage());
-            return Main.FAILURE;
+            return Exit.FAILURE;
         }
     }
 

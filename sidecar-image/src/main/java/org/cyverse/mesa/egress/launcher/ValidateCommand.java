@@ -27,17 +27,17 @@ final class ValidateCommand {
             for (ConfigProblem problem : result.problems()) {
                 out.println(problem);
             }
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         MesaConfig c = result.config();
         List<ConfigProblem> files = Preflight.problems(c); // what run would refuse too
         if (!files.isEmpty()) {
             files.forEach(out::println);
-            return Main.BAD_INPUT;
+            return Exit.BAD_INPUT;
         }
         out.println(args.positional.get(0) + ": valid: profile " + c.profile().name() + ", egress " + c.egress().name()
                 + ", " + c.allow().size() + " allow, " + c.deny().size() + " deny, " + c.credentials().size() + " credentials" + credentialKinds(c));
-        return Main.OK;
+        return Exit.OK;
     }
 
     /** E.g. {@code " (1 minted, 2 with limits)"}, or nothing. */

@@ -331,7 +331,7 @@ class MainTest extends CommandTestBase {
                 "pushes only to refs/heads/agent/job-17"), github.toString());
 
         reset();
-        assertEquals(Main.DENY, run("check", "--config", config.toString(), "https://api.github.com/repos/cyverse/other"));
+        assertEquals(Exit.DENY, run("check", "--config", config.toString(), "https://api.github.com/repos/cyverse/other"));
         JsonNode refused = new ObjectMapper().readTree(out());
         assertEquals("repository_not_allowed", refused.get("reason").asText());
     }

@@ -5,7 +5,7 @@ import org.cyverse.mesa.egress.injector.CredentialKind;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Minter;
-import org.cyverse.mesa.egress.injector.Minters;
+import org.cyverse.mesa.egress.injector.MintContext;
 import org.cyverse.mesa.egress.injector.SecretValues;
 
 /**
@@ -31,7 +31,7 @@ public final class GitHubAppKind implements CredentialKind {
     }
 
     @Override
-    public Minter minter(CredentialSpec credential, Minters.Context context) {
+    public Minter minter(CredentialSpec credential, MintContext context) {
         return new GitHubAppMinter(credential.name(), credential.kind(GitHubAppSpec.class), context.secrets(), context.http(),
                 context.timeout(), context.clock());
     }

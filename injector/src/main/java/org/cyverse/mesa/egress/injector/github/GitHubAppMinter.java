@@ -23,7 +23,7 @@ import java.util.Date;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-import org.cyverse.mesa.egress.injector.Minters.SecretReader;
+import org.cyverse.mesa.egress.injector.MintContext.SecretReader;
 import org.cyverse.mesa.egress.injector.Minter;
 import org.cyverse.mesa.egress.injector.Minters;
 

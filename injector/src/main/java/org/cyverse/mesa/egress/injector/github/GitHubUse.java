@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.injector.github;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.List;
+import org.cyverse.mesa.egress.injector.AnswerStyle;
 import org.cyverse.mesa.egress.injector.AuditPart;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.RequestUse;

@@ -3,8 +3,8 @@ package org.cyverse.mesa.egress.injector.github;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.cyverse.mesa.egress.injector.AnswerStyle;
 import org.cyverse.mesa.egress.injector.BodyCheck;
-import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
  * The branch rule on one {@code git-receive-pack} body: its command list is read as it streams
@@ -169,11 +169,11 @@ public final class PushCheck implements BodyCheck {
     public BodyCheck.Refusal refusal() {
         if (outcome == Outcome.REFUSED) {
             byte[] report = report();
-            return new BodyCheck.Refusal("ref_not_allowed", plan.credential(), detail(), RequestUse.AnswerStyle.PLAIN_TEXT,
+            return new BodyCheck.Refusal("ref_not_allowed", plan.credential(), detail(), AnswerStyle.PLAIN_TEXT,
                     report == null ? null : new Answer(200, ReceivePackReport.CONTENT_TYPE, report));
         }
         return outcome == Outcome.MALFORMED ? new BodyCheck.Refusal("bad_request", null, "git receive-pack: " + detail(),
-                RequestUse.AnswerStyle.PLAIN_TEXT, null) : null;
+                AnswerStyle.PLAIN_TEXT, null) : null;
     }
 
     private boolean refused() {

@@ -3,7 +3,7 @@ package org.cyverse.mesa.egress.injector.mint;
 import org.cyverse.mesa.egress.injector.CredentialKind;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.Minter;
-import org.cyverse.mesa.egress.injector.Minters;
+import org.cyverse.mesa.egress.injector.MintContext;
 
 /**
  * {@code mint: {litellm: ...}}: LiteLLM virtual keys minted per analysis ({@link LiteLlmMinter});
@@ -22,7 +22,7 @@ public final class LiteLlmKind implements CredentialKind {
     }
 
     @Override
-    public Minter minter(CredentialSpec credential, Minters.Context context) {
+    public Minter minter(CredentialSpec credential, MintContext context) {
         return new LiteLlmMinter(credential.name(), credential.kind(LiteLlmSpec.class), context.secrets(), context.http(),
                 context.timeout());
     }

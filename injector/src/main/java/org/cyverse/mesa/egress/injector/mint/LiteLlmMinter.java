@@ -14,7 +14,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.cyverse.mesa.egress.injector.Minter;
-import org.cyverse.mesa.egress.injector.Minters.SecretReader;
+import org.cyverse.mesa.egress.injector.MintContext.SecretReader;
 import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;

@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import org.cyverse.mesa.egress.injector.AnswerStyle;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.RequestUse;
 
@@ -220,8 +221,8 @@ public final class ChunkResigner implements BodyCheck {
             return out;
         } catch (ChunkException e) {
             // The hint of a chunk whose signature is not the client's is the general one: sign with the sentinel pair.
-            throw new Refused(e.malformed() ? new Refusal("bad_request", null, "aws-chunked: " + e.getMessage(), RequestUse.AnswerStyle.JSON, null)
-                    : new Refusal("sigv4_signature_mismatch", null, e.getMessage(), RequestUse.AnswerStyle.JSON, null));
+            throw new Refused(e.malformed() ? new Refusal("bad_request", null, "aws-chunked: " + e.getMessage(), AnswerStyle.JSON, null)
+                    : new Refusal("sigv4_signature_mismatch", null, e.getMessage(), AnswerStyle.JSON, null));
         }
     }
 
