@@ -93,7 +93,7 @@ final class ClientTimers extends ChannelInboundHandlerAdapter {
                 phase = Phase.READING_HEAD;
                 arm(headerTimeoutMillis(), this::headerTimedOut);
             }
-        } else if (evt == ProxyContext.DRAIN) {
+        } else if (evt == Drain.DRAIN) {
             if (phase == Phase.AWAITING_FIRST || phase == Phase.IDLE) {
                 ctx.close();
             }

@@ -51,13 +51,13 @@ final class Exchange {
      *
      * @param method the request's method, or {@code null} when no request head was parsed
      */
-    static Exchange begin(ProxyContext proxy, Channel channel, String method) {
+    static Exchange begin(ExchangeContext proxy, Channel channel, String method) {
         return new Exchange(proxy.state().profile(), clientOf(channel), method,
                 channel instanceof io.netty.handler.codec.http2.Http2StreamChannel ? "h2" : null);
     }
 
     /** An exchange no admission decided: an HTTP/2 connection with the agent (not one of its streams), for its error. */
-    static Exchange beginHttp2Connection(ProxyContext proxy, Channel connection) {
+    static Exchange beginHttp2Connection(ExchangeContext proxy, Channel connection) {
         Exchange exchange = new Exchange(proxy.state().profile(), clientOf(connection), null, "h2");
         exchange.mode = Verdict.Mode.INTERCEPT;
         return exchange;
@@ -69,10 +69,10 @@ final class Exchange {
     }
 
     /** The admission's verdict on {@code facts}, recorded here and, where credentials were involved, in the metrics. */
-    Verdict decide(ProxyContext proxy, ProxyState snapshot, org.cyverse.mesa.egress.admission.RequestFacts facts) {
+    Verdict decide(ExchangeContext proxy, ProxyState snapshot, org.cyverse.mesa.egress.admission.RequestFacts facts) {
         Verdict decided = snapshot.admission().decide(facts);
         decided(decided);
-        proxy.metrics.credentials(decided);
+        proxy.metrics().credentials(decided);
         return decided;
     }
 
@@ -137,13 +137,13 @@ final class Exchange {
     }
 
     /** Records an allowed exchange that ended with {@code status} (200 for a tunnel). */
-    void finishAllowed(ProxyContext proxy, int status) {
+    void finishAllowed(ExchangeContext proxy, int status) {
         Verdict v = verdict;
         if (v != null && v.mode() != Verdict.Mode.TUNNEL && !v.applied().isEmpty() && !finished) {
             // The upstream's answer to a request that carried a credential: a refusal there (a
             // budget spent, a key blocked or expired) is passed on as sent, and counted here.
             for (var applied : v.applied()) {
-                proxy.metrics.upstreamRefusal(applied.credential(), status);
+                proxy.metrics().upstreamRefusal(applied.credential(), status);
             }
         }
         finish(proxy, Reason.ALLOWED, status, null, null);
@@ -154,7 +154,7 @@ final class Exchange {
      * upstream gone): the reason is the failure's, the status what the client got, the rule says
      * it was truncated. Never a plain allow.
      */
-    void finishCutShort(ProxyContext proxy, Refusal failure, int status) {
+    void finishCutShort(ExchangeContext proxy, Refusal failure, int status) {
         finish(proxy, failure.reason(), status, failure.host(), "truncated: " + failure.error());
     }
 
@@ -162,7 +162,7 @@ final class Exchange {
      * Records a WebSocket connection that has ended: allowed, or ended by the proxy for
      * {@code refusal} (a finding, a protocol error); the status is the {@code 101} the client had.
      */
-    void finishWebSocket(ProxyContext proxy, Refusal refusal, AuditRecord.WebSocket how) {
+    void finishWebSocket(ExchangeContext proxy, Refusal refusal, AuditRecord.WebSocket how) {
         websocket = how;
         if (refusal == null) {
             finishAllowed(proxy, 101);
@@ -172,12 +172,12 @@ final class Exchange {
     }
 
     /** Records a refusal: an answer given, or a tunnel closed for it. */
-    void finishRefused(ProxyContext proxy, Refusal refusal) {
+    void finishRefused(ExchangeContext proxy, Refusal refusal) {
         finish(proxy, refusal.reason(), refusal.answer() != null ? refusal.answer().status() : refusal.status(), refusal.host(),
                 refusal.rule());
     }
 
-    private void finish(ProxyContext proxy, Reason reason, int status, String refusedHost, String refusedRule) {
+    private void finish(ExchangeContext proxy, Reason reason, int status, String refusedHost, String refusedRule) {
         if (finished) {
             return;
         }
@@ -187,9 +187,9 @@ final class Exchange {
         }
         long nanos = System.nanoTime() - startNanos;
         boolean allowed = reason == Reason.ALLOWED;
-        proxy.metrics.request(allowed, reason, mode.label(), nanos / 1e9);
-        proxy.metrics.bytesUp(bytesUp);
-        proxy.metrics.bytesDown(bytesDown);
+        proxy.metrics().request(allowed, reason, mode.label(), nanos / 1e9);
+        proxy.metrics().bytesUp(bytesUp);
+        proxy.metrics().bytesDown(bytesDown);
         // The one place a record is built: a field the client wrote (or a message quoting it) that
         // holds a value any credential has held is withheld, whatever decided the request.
         Injector redaction = proxy.state().injector();
@@ -226,7 +226,7 @@ final class Exchange {
                     .dlp(dlpRule != null ? dlpRule : v.dlp())
                     .parts(auditParts(v));
         }
-        proxy.audit.record(record.build());
+        proxy.audit().record(record.build());
     }
 
     /** What the credential kinds add to the record (the {@code github} part), taken now that the request ended. */

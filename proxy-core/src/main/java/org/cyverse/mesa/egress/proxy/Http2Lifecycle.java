@@ -33,7 +33,7 @@ final class Http2Lifecycle extends IdleStateHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt == ProxyContext.DRAIN) {
+        if (evt == Drain.DRAIN) {
             ctx.close();
             return;
         }

@@ -64,7 +64,7 @@ final class Http2Upstream implements UpstreamConnection {
                 // A write that fails (the upstream reset the stream after answering) must not close the
                 // stream under the answer still queued on it: it closes once that was read.
                 .option(ChannelOption.AUTO_CLOSE, false)
-                .handler(Pipelines.upstreamStream(state, handler, teTrailers))
+                .handler(UpstreamPipelines.upstreamStream(state, handler, teTrailers))
                 .open()
                 .addListener((Future<Http2StreamChannel> f) -> {
                     if (f.isSuccess()) {

@@ -25,12 +25,12 @@ final class IdleUpstreams {
 
     /**
      * Idle links an HTTP/2 connection keeps for its streams: as many as it may have streams at once
-     * ({@link Pipelines#MAX_CONCURRENT_STREAMS}), so that a client that keeps 50 streams busy reuses
+     * ({@link AgentPipelines#MAX_CONCURRENT_STREAMS}), so that a client that keeps 50 streams busy reuses
      * 50 upstream connections instead of dialing (and shaking hands) for each request past a smaller
      * pool. The pool only grows to the concurrency the client used, and a parked link closes after
      * {@code limits.idle_timeout}.
      */
-    static final int SHARED_MAX = Pipelines.MAX_CONCURRENT_STREAMS;
+    static final int SHARED_MAX = AgentPipelines.MAX_CONCURRENT_STREAMS;
 
     private final ArrayDeque<UpstreamLink> idle = new ArrayDeque<>();
     private final List<Http2Upstream> http2 = new ArrayList<>(1);

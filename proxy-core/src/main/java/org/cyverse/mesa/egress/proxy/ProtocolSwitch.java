@@ -10,7 +10,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 /**
  * After the client's TLS handshake on an intercepted tunnel: HTTP/2 when ALPN chose {@code h2},
  * HTTP/1.1 otherwise (also when the client offered no ALPN). What comes of either is
- * {@link Pipelines}'; the bytes read meanwhile are handed on once it is in place.
+ * {@link AgentPipelines}'; the bytes read meanwhile are handed on once it is in place.
  */
 final class ProtocolSwitch extends ApplicationProtocolNegotiationHandler {
 

@@ -7,15 +7,7 @@ import org.cyverse.mesa.egress.audit.AuditSink;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
 
 /** What every connection of one proxy shares. Thread-safe. */
-final class ProxyContext {
-
-    /** Fired on every client channel when the proxy starts draining. */
-    static final Object DRAIN = new Object() {
-        @Override
-        public String toString() {
-            return "DRAIN";
-        }
-    };
+final class ProxyContext implements ExchangeContext {
 
     final AtomicReference<ProxyState> state;
     final ProxyMetrics metrics;
@@ -44,7 +36,18 @@ final class ProxyContext {
         this.leaves = leaves;
     }
 
-    ProxyState state() {
+    @Override
+    public ProxyState state() {
         return state.get();
+    }
+
+    @Override
+    public ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
+    public AuditSink audit() {
+        return audit;
     }
 }

@@ -122,13 +122,13 @@ public final class ProxyServer implements AutoCloseable {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, Transport.acceptsPerPass())
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(Pipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
+                .childHandler(AgentPipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
         AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem(),
                 new AdminCalls(token, this::kill, audit, () -> state.get().profile(), inbox));
         adminChannel = bind(new ServerBootstrap()
                 .group(workerGroup)
                 .channel(transport.serverChannel())
-                .childHandler(Pipelines.admin(admin)), config.admin(), "admin");
+                .childHandler(AdminPipelines.admin(admin)), config.admin(), "admin");
         listening = true;
         if (context.leaves != null) { // the credentials' hosts are where interception is sure to be asked for
             context.leaves.prefetch(config.credentials().stream().flatMap(c -> c.hosts().stream()).map(HostPattern::exactName)
@@ -261,7 +261,7 @@ public final class ProxyServer implements AutoCloseable {
         }
         long deadline = System.nanoTime() + drain.toNanos();
         context.held.drain(); // held requests are answered now, not cut off at the end of the drain
-        boolean drained = Drain.connections(context, deadline);
+        boolean drained = Drain.connections(context.clients, deadline);
         // Minted keys are blocked at their issuer before the process goes: retried within what is
         // left of the drain window, at least a few seconds.
         long left = Math.max(TimeUnit.SECONDS.toNanos(3), deadline - System.nanoTime());

@@ -53,7 +53,7 @@ final class RefusalTunnel {
                 ctx.close();
                 return;
             }
-            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, false, new SniCheck.Outcome() {
+            AgentPipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, false, new SniCheck.Outcome() {
                 @Override
                 public Future<SslContext> context(ChannelHandlerContext sni) {
                     return proxy.leaves.serverContext(sni.executor(), destination, false); // HTTP/1.1: the text rides in the status line
@@ -63,8 +63,8 @@ final class RefusalTunnel {
                 public void proceed(ChannelHandlerContext sni, SslContext context) {
                     Refusal told = RefusalResponses.scrubbed(refusal, proxy.state());
                     var p = sni.pipeline();
-                    Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination,
-                            http2 -> Pipelines.interceptedHttp(p, proxy, new Answer(told, profile)))); // ALPN offered http/1.1 alone
+                    AgentPipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination,
+                            http2 -> AgentPipelines.interceptedHttp(p, proxy, new Answer(told, profile)))); // ALPN offered http/1.1 alone
                 }
 
                 @Override

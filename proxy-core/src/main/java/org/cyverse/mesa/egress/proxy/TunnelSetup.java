@@ -18,7 +18,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 
 /**
  * Turns an admitted CONNECT into a tunnel: resolve, vet and dial first, so that every refusal is
- * an HTTP answer given before any tunnel exists; then answer 200 and have {@link Pipelines}
+ * an HTTP answer given before any tunnel exists; then answer 200 and have {@link AgentPipelines}
  * rewire both sides, with {@link SniCheck} judging the ClientHello before a byte of it is relayed
  * or terminated.
  */
@@ -77,8 +77,8 @@ final class TunnelSetup {
             return;
         }
         UpstreamHandler upstreamHandler = new UpstreamHandler();
-        ChannelInitializer<Channel> init = intercept ? Pipelines.upstream(state, destination, true, upstreamHandler)
-                : Pipelines.bareUpstream();
+        ChannelInitializer<Channel> init = intercept ? UpstreamPipelines.upstream(state, destination, true, upstreamHandler)
+                : UpstreamPipelines.bareUpstream();
         proxy.dialer.dial(destination, state, ctx.channel().eventLoop(), init).addListener((Future<Channel> f) -> {
             if (!dialed(f, destination, state)) {
                 return;
@@ -136,7 +136,7 @@ final class TunnelSetup {
                 ctx.channel().closeFuture().addListener(closed -> upstream.close());
             }
             long helloMillis = state.config().limits().headerTimeout().toMillis();
-            Pipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new Interception(destination, upstream)));
+            AgentPipelines.toInterception(ctx.pipeline(), new SniCheck(destination, helloMillis, state.config().tls().requireSni(), new Interception(destination, upstream)));
             ctx.channel().read();
         });
     }
@@ -159,13 +159,13 @@ final class TunnelSetup {
         @Override
         public void proceed(ChannelHandlerContext sni, SslContext context) {
             ChannelPipeline p = sni.pipeline();
-            Pipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination, http2 -> {
+            AgentPipelines.interceptedTls(p, context.newHandler(sni.alloc()), new ProtocolSwitch(destination, http2 -> {
                 if (http2) { // every stream a request of its own, the upstream connections shared between them
                     IdleUpstreams shared = IdleUpstreams.shared(upstream);
                     p.channel().closeFuture().addListener(closed -> shared.closeAll());
-                    Pipelines.interceptedHttp2(p, proxy, destination, () -> insideHandler.apply(destination, shared));
+                    AgentPipelines.interceptedHttp2(p, proxy, destination, () -> insideHandler.apply(destination, shared));
                 } else {
-                    Pipelines.interceptedHttp(p, proxy, insideHandler.apply(destination, IdleUpstreams.own(upstream)));
+                    AgentPipelines.interceptedHttp(p, proxy, insideHandler.apply(destination, IdleUpstreams.own(upstream)));
                 }
             }));
         }
@@ -210,7 +210,7 @@ final class TunnelSetup {
                     tunnel.refuse(refusal);
                 }
             });
-            Pipelines.toTunnel(ctx.pipeline(), idleMillis, sni, new RelayHandler(tunnel, true), upstream, new RelayHandler(tunnel, false));
+            AgentPipelines.toTunnel(ctx.pipeline(), idleMillis, sni, new RelayHandler(tunnel, true), upstream, new RelayHandler(tunnel, false));
             upstream.read();
             ctx.channel().read();
         });

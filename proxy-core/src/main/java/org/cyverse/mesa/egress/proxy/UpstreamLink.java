@@ -38,7 +38,7 @@ final class UpstreamLink implements UpstreamConnection {
             io.netty.channel.EventLoop loop, boolean tls) {
         UpstreamHandler handler = new UpstreamHandler();
         io.netty.util.concurrent.Promise<UpstreamLink> link = loop.newPromise();
-        dialer.dial(destination, state, loop, Pipelines.upstream(state, destination, tls, handler))
+        dialer.dial(destination, state, loop, UpstreamPipelines.upstream(state, destination, tls, handler))
                 .addListener((io.netty.util.concurrent.Future<Channel> f) -> {
             if (f.isSuccess()) {
                 if (!link.trySuccess(new UpstreamLink(f.getNow(), handler, destination))) {

@@ -15,7 +15,7 @@ import org.cyverse.mesa.egress.allowlist.Destination;
 /**
  * On an upstream connection whose TLS offered {@code h2} and {@code http/1.1} ({@code tls.http2}):
  * once the handshake verified the upstream and ALPN chose, the pipeline for that protocol
- * ({@link Pipelines#upstreamHttp1}, {@link Pipelines#upstreamHttp2}), and the dial completes with
+ * ({@link UpstreamPipelines#upstreamHttp1}, {@link UpstreamPipelines#upstreamHttp2}), and the dial completes with
  * the connection. An upstream that chose nothing speaks HTTP/1.1. A failed handshake fails the
  * dial with {@code upstream_tls_error}, saying why.
  */
@@ -37,7 +37,7 @@ final class UpstreamProtocolSwitch extends ApplicationProtocolNegotiationHandler
     static Future<UpstreamConnection> dial(UpstreamDialer dialer, Destination destination, ProxyState state, EventLoop loop) {
         Promise<UpstreamConnection> dialed = loop.newPromise();
         UpstreamProtocolSwitch protocol = new UpstreamProtocolSwitch(state, destination, dialed);
-        dialer.dial(destination, state, loop, Pipelines.negotiatingUpstream(state, destination, protocol))
+        dialer.dial(destination, state, loop, UpstreamPipelines.negotiatingUpstream(state, destination, protocol))
                 .addListener((Future<Channel> f) -> {
                     if (!f.isSuccess()) {
                         dialed.tryFailure(f.cause());
@@ -64,13 +64,13 @@ final class UpstreamProtocolSwitch extends ApplicationProtocolNegotiationHandler
         Destination d = destination;
         if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
             Http2Upstream[] made = new Http2Upstream[1]; // the idle watch asks it, once it exists, whether streams are open
-            Http2FrameCodec codec = Pipelines.upstreamHttp2(ctx.pipeline(), state, () -> made[0] != null && made[0].streamsOpen());
+            Http2FrameCodec codec = UpstreamPipelines.upstreamHttp2(ctx.pipeline(), state, () -> made[0] != null && made[0].streamsOpen());
             made[0] = new Http2Upstream(ctx.channel(), codec.connection(), d);
             if (!dialed.trySuccess(made[0])) {
                 ctx.close();
             }
         } else {
-            Pipelines.upstreamHttp1(ctx.pipeline(), state, handler);
+            UpstreamPipelines.upstreamHttp1(ctx.pipeline(), state, handler);
             if (!dialed.trySuccess(new UpstreamLink(ctx.channel(), handler, d))) {
                 ctx.close();
             }

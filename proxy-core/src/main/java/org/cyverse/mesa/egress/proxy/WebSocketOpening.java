@@ -24,14 +24,14 @@ record WebSocketOpening(ProxyState state, Destination destination, WebSocketOutb
             org.cyverse.mesa.egress.injector.EchoScrubber echo) {
         Channel client = ctx.channel();
         upstream.handOver();
-        Pipelines.webSocketEncoders(client.pipeline(), upstream.channel.pipeline());
+        WebSocketPipelines.webSocketEncoders(client.pipeline(), upstream.channel.pipeline());
         WebSocketSession session = new WebSocketSession(proxy, state, exchange, destination, client, upstream.channel, plan, echo);
         ctx.writeAndFlush(accepted).addListener(f -> {
             if (!f.isSuccess()) {
                 session.gone(WebSocketOwner.Side.CLIENT);
             }
         });
-        Pipelines.toWebSocket(client.pipeline(), upstream.channel.pipeline(), session, plan.maxMessageBytes(),
+        WebSocketPipelines.toWebSocket(client.pipeline(), upstream.channel.pipeline(), session, plan.maxMessageBytes(),
                 state.config().limits().websocketIdleTimeout().toMillis());
         session.start();
     }

@@ -253,13 +253,13 @@ class Http2FloodsTest {
     void aStreamPastTheConcurrencyLimitIsRefused() throws Exception {
         try (RawHttp2 h2 = attacker(0)) {
             // 101 uploads that never end: the first 100 are open streams, the 101st one too many.
-            for (int i = 0; i <= Pipelines.MAX_CONCURRENT_STREAMS; i++) {
+            for (int i = 0; i <= AgentPipelines.MAX_CONCURRENT_STREAMS; i++) {
                 h2.frame(RawHttp2.HEADERS, RawHttp2.END_HEADERS, 2 * i + 1,
                         h2.requestBlock("POST", "/echo/open/" + i, "content-type", "text/plain"));
             }
             h2.flush();
             anotherClientIsServed("during-stream-limit");
-            RawHttp2.Frame reset = h2.readUntil(RawHttp2.RST_STREAM, 2 * Pipelines.MAX_CONCURRENT_STREAMS + 1);
+            RawHttp2.Frame reset = h2.readUntil(RawHttp2.RST_STREAM, 2 * AgentPipelines.MAX_CONCURRENT_STREAMS + 1);
             assertNotNull(reset, "the 101st stream was not refused");
             assertEquals(REFUSED_STREAM, reset.errorCode());
         }

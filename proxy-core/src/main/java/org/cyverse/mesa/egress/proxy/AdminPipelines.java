@@ -1,0 +1,26 @@
+package org.cyverse.mesa.egress.proxy;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+
+/** The admin listener's pipeline, in the order {@link PipelineNames} draws. */
+final class AdminPipelines {
+
+    private AdminPipelines() {}
+
+    /** The admin listener: HTTP, whole requests of at most 8 KiB, the admin handler. */
+    static ChannelInitializer<SocketChannel> admin(ChannelHandler admin) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                        .addLast(PipelineNames.ADMIN_CODEC, new HttpServerCodec())
+                        .addLast(PipelineNames.ADMIN_AGGREGATOR, new HttpObjectAggregator(8192))
+                        .addLast(PipelineNames.ADMIN, admin);
+            }
+        };
+    }
+}
