@@ -5,10 +5,10 @@ import io.netty.channel.group.ChannelGroup;
 import java.util.concurrent.TimeUnit;
 
 /** The drain of a stop: every client told, open exchanges given until a deadline, then all closed. */
-final class Drain {
+public final class Drain {
 
     /** Fired on every client channel when the proxy starts draining. */
-    static final Object DRAIN = new Object() {
+    public static final Object DRAIN = new Object() {
         @Override
         public String toString() {
             return "DRAIN";
@@ -24,7 +24,7 @@ final class Drain {
      *
      * @return whether every connection finished in time
      */
-    static boolean connections(ChannelGroup clients, long deadline) {
+    public static boolean connections(ChannelGroup clients, long deadline) {
         for (Channel client : clients) {
             client.pipeline().fireUserEventTriggered(DRAIN);
         }

@@ -36,33 +36,33 @@ package org.cyverse.mesa.egress.proxy;
  *
  * <p>Admin channel: {@link #ADMIN_CODEC}, {@link #ADMIN_AGGREGATOR}, {@link #ADMIN}.
  */
-final class PipelineNames {
-    static final String GATE = "connection-gate";
-    static final String DECODER = "request-decoder";
-    static final String ENCODER = "response-encoder";
-    static final String LENGTH_HOLD = "response-length-hold";
-    static final String TIMERS = "client-timers";
-    static final String CLIENT = "client";
-    static final String IDLE = "idle";
-    static final String SNI_CHECK = "sni-check";
-    static final String RETRY_CHECK = "hello-retry-check";
-    static final String RELAY = "relay";
-    static final String CODEC = "http-client-codec";
-    static final String UPSTREAM = "upstream";
-    static final String TLS = "tls";
-    static final String PROTOCOL = "alpn";
-    static final String H2_CODEC = "http2-frame-codec";
-    static final String H2_STREAMS = "http2-streams";
-    static final String H2_REQUEST_LINES = "http2-request-lines";
-    static final String H2_STREAM_CODEC = "http2-stream-codec";
-    static final String H2_MESSAGES = "http2-messages";
-    static final String WS_ENCODER = "websocket-encoder";
-    static final String WS_DECODER = "websocket-decoder";
-    static final String WS_UTF8 = "websocket-utf8";
-    static final String WS_RELAY = "websocket-relay";
-    static final String ADMIN_CODEC = "admin-codec";
-    static final String ADMIN_AGGREGATOR = "admin-aggregator";
-    static final String ADMIN = "admin";
+public final class PipelineNames {
+    public static final String GATE = "connection-gate";
+    public static final String DECODER = "request-decoder";
+    public static final String ENCODER = "response-encoder";
+    public static final String LENGTH_HOLD = "response-length-hold";
+    public static final String TIMERS = "client-timers";
+    public static final String CLIENT = "client";
+    public static final String IDLE = "idle";
+    public static final String SNI_CHECK = "sni-check";
+    public static final String RETRY_CHECK = "hello-retry-check";
+    public static final String RELAY = "relay";
+    public static final String CODEC = "http-client-codec";
+    public static final String UPSTREAM = "upstream";
+    public static final String TLS = "tls";
+    public static final String PROTOCOL = "alpn";
+    public static final String H2_CODEC = "http2-frame-codec";
+    public static final String H2_STREAMS = "http2-streams";
+    public static final String H2_REQUEST_LINES = "http2-request-lines";
+    public static final String H2_STREAM_CODEC = "http2-stream-codec";
+    public static final String H2_MESSAGES = "http2-messages";
+    public static final String WS_ENCODER = "websocket-encoder";
+    public static final String WS_DECODER = "websocket-decoder";
+    public static final String WS_UTF8 = "websocket-utf8";
+    public static final String WS_RELAY = "websocket-relay";
+    public static final String ADMIN_CODEC = "admin-codec";
+    public static final String ADMIN_AGGREGATOR = "admin-aggregator";
+    public static final String ADMIN = "admin";
 
     private PipelineNames() {}
 }
