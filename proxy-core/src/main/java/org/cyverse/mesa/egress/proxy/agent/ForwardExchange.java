@@ -14,14 +14,11 @@ import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.proxy.ProxyState;
+import org.cyverse.mesa.egress.proxy.agent.ResponseDownload.Stage;
 import org.cyverse.mesa.egress.proxy.body.BodyRefusals;
 import org.cyverse.mesa.egress.proxy.body.RequestBodyGate;
 import org.cyverse.mesa.egress.proxy.body.RequestUpload;
-import org.cyverse.mesa.egress.proxy.body.ResponseFraming;
-import org.cyverse.mesa.egress.proxy.body.ResponseLengthHold;
-import org.cyverse.mesa.egress.proxy.body.ResponseScrubbing;
 import org.cyverse.mesa.egress.proxy.connection.ProxyContext;
 import org.cyverse.mesa.egress.proxy.exchange.Exchange;
 import org.cyverse.mesa.egress.proxy.exchange.ExchangeOwner;
@@ -33,7 +30,8 @@ import org.cyverse.mesa.egress.proxy.websocket.WebSocketUpgrade;
 /**
  * One admitted request relayed to its upstream and its response relayed back, both streamed with
  * backpressure: each body chunk is read from one side only after the previous chunk was written
- * to the other. Two small state machines, one per direction, and a phase for the whole; it tells
+ * to the other. Two small state machines, one per direction ({@link RequestUpload},
+ * {@link ResponseDownload}), and a phase for the whole; it tells
  * its {@link ExchangeOwner} when it wants the next body chunk, when it is over, and when it failed
  * before answering. Confined to the client channel's event loop (the upstream channel is
  * registered on the same loop).
@@ -41,9 +39,6 @@ import org.cyverse.mesa.egress.proxy.websocket.WebSocketUpgrade;
 final class ForwardExchange implements UpstreamListener, RequestUpload.Listener {
 
     private enum Phase { CONNECTING, ACTIVE, DONE }
-
-    /** The response's way back: no head yet, an interim (1xx) response, the final one, all of it written. */
-    private enum Download { AWAITING, INTERIM, STREAMING, COMPLETE }
 
     private final ProxyContext proxy;
     private final ExchangeOwner owner;
@@ -54,14 +49,11 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
     private final HttpRequest request;
     /** {@code credentialHost}: a credential covers the destination (its answers are decoded to be scrubbed). */
     private final boolean tls, requestHasBody, clientKeepAlive, credentialHost;
-    private EchoScrubber echo; // the response scrubbing as the request left, and with what was written since
     private final RequestUpload upload;
+    private final ResponseDownload download;
 
     private Phase phase = Phase.CONNECTING;
-    private Download download = Download.AWAITING;
     private UpstreamLink link;
-    private ResponseFraming framing;
-    private int status;
 
     /**
      * @param request the client's request head (its version and method)
@@ -82,8 +74,8 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         this.tls = tls;
         this.requestHasBody = RequestBodyGate.hasBody(request);
         this.credentialHost = state.injector().hasCredentialFor(destination);
-        this.echo = state.injector().echoScrubber();
         this.upload = new RequestUpload(owner, outgoing, gate, this);
+        this.download = new ResponseDownload(request, state, credentialHost);
         this.clientKeepAlive = clientKeepAlive;
     }
 
@@ -126,7 +118,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
     /** Once its answer began, an upstream may stop taking the body (a 413; RFC 9113 8.1): the download goes on, and sees a cut itself. */
     @Override // what the upload tells the exchange (RequestUpload.Listener)
     public void uploadFailed() {
-        if (download != Download.STREAMING && download != Download.COMPLETE) {
+        if (download.stage != Stage.STREAMING && download.stage != Stage.COMPLETE) {
             upstreamClosed();
         }
     }
@@ -143,7 +135,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         if (sent && link != null) {
             link.reset();
         }
-        if (download == Download.STREAMING) {
+        if (download.stage == Stage.STREAMING) {
             exchange.finishRefused(proxy, refusal); // the answer has begun: the record says what happened
         }
         abandon(refusal);
@@ -166,36 +158,30 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
                 }
                 phase = Phase.DONE; // a WebSocket: the connection is handed over
                 release();
-                owner.upgraded(exchange, link, WebSocketUpgrade.toClient(response, echo.merged(state.injector().echoScrubber())), echo);
+                owner.upgraded(exchange, link, WebSocketUpgrade.toClient(response, download.echo().merged(state.injector().echoScrubber())),
+                        download.echo());
                 return;
             }
             if (code < 200) {
-                download = Download.INTERIM;
-                ResponseScrubbing.interim(response.headers(), echo);
+                download.interim(response);
             } else {
-                echo = echo.merged(state.injector().echoScrubber()); // and the forms written since (its trailers)
-                framing = ResponseFraming.prepare(response, request, echo, !clientKeepAlive || proxy.draining, credentialHost);
-                if (framing.unreadable() != null) {
-                    ReferenceCountUtil.release(msg);
-                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, framing.unreadable());
+                msg = download.head(response, !clientKeepAlive || proxy.draining);
+                if (msg == null) {
+                    ReferenceCountUtil.release(response);
+                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, download.framing.unreadable());
                     return;
                 }
-                download = Download.STREAMING;
-                status = code;
-                msg = ResponseLengthHold.head(response, framing, state); // a scrubbed body may get its length back
             }
         }
-        boolean interim = download == Download.INTERIM;
+        boolean interim = download.stage == Stage.INTERIM;
         if (msg instanceof HttpContent content) {
-            if (framing != null && framing.body() != null && !interim) {
-                msg = framing.body().transform(content);
-                if (msg == null) { // the head has gone: the client learns of it from the cut connection (or stream)
-                    failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, framing.body().cutBecause());
-                    return;
-                }
+            msg = download.body(content);
+            if (msg == null) { // the head has gone: the client learns of it from the cut connection (or stream)
+                failBeforeAnswer(Reason.UPSTREAM_UNREACHABLE, download.cutBecause());
+                return;
             }
             exchange.down(((HttpContent) msg).content().readableBytes());
-            ResponseScrubbing.scrubTrailers(msg, echo);
+            download.scrubTrailers(msg);
         }
         boolean finalLast = msg instanceof LastHttpContent && !interim;
         // Flushed at the end of the upstream read ({@link #flushResponse}) or with the last part:
@@ -205,7 +191,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
             if (!f.isSuccess()) {
                 clientGone();
             } else if (finalLast) {
-                download = Download.COMPLETE;
+                download.stage = Stage.COMPLETE;
                 maybeFinish();
             } else if (phase != Phase.DONE) {
                 link.channel.read();
@@ -222,21 +208,21 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
 
     /** Ends the exchange once the response is complete (and the request, or what can be sent of it). */
     private void maybeFinish() {
-        if (phase == Phase.DONE || download != Download.COMPLETE || upload.writingLast()) {
+        if (phase == Phase.DONE || download.stage != Stage.COMPLETE || upload.writingLast()) {
             return;
         }
         if (!upload.sent()) {
             // The upstream answered before taking the whole body: the rest cannot be resynchronized.
             finish(false, true);
         } else {
-            finish(framing.upstreamReusable() && link.channel.isActive(), framing.closeClient());
+            finish(download.framing.upstreamReusable() && link.channel.isActive(), download.framing.closeClient());
         }
     }
 
     private void finish(boolean reuseUpstream, boolean close) {
         phase = Phase.DONE;
         release();
-        exchange.finishAllowed(proxy, status);
+        exchange.finishAllowed(proxy, download.status);
         UpstreamLink keep = reuseUpstream && !close ? link : null;
         if (keep != null) {
             keep.park();
@@ -258,7 +244,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
 
     @Override
     public void upstreamIdle() {
-        failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, download == Download.STREAMING ? "quiet for limits.idle_timeout in mid-response"
+        failBeforeAnswer(Reason.UPSTREAM_TIMEOUT, download.stage == Stage.STREAMING ? "quiet for limits.idle_timeout in mid-response"
                 : "no answer within limits.upstream_first_byte_timeout");
     }
 
@@ -272,10 +258,10 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
      * request body the upstream never sees the body's end, so never a complete request.
      */
     void abandon(Refusal refusal) {
-        if (phase != Phase.DONE && (download == Download.AWAITING || download == Download.INTERIM)) {
+        if (phase != Phase.DONE && (download.stage == Stage.AWAITING || download.stage == Stage.INTERIM)) {
             fail(refusal);
         } else if (phase != Phase.DONE) {
-            exchange.finishCutShort(proxy, refusal, status); // the answer had begun: the record says it was cut, and why
+            exchange.finishCutShort(proxy, refusal, download.status); // the answer had begun: the record says it was cut, and why
             clientGone();
             ctx.close();
         }
@@ -297,7 +283,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         }
         phase = Phase.DONE;
         release();
-        exchange.finishAllowed(proxy, status);
+        exchange.finishAllowed(proxy, download.status);
         if (link != null) {
             link.close();
         }
@@ -305,8 +291,6 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
 
     private void release() {
         upload.close();
-        if (framing != null && framing.body() != null) {
-            framing.body().close();
-        }
+        download.release();
     }
 }

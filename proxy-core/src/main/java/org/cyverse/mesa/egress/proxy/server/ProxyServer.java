@@ -1,10 +1,6 @@
 package org.cyverse.mesa.egress.proxy.server;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -22,7 +18,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
 import org.cyverse.mesa.egress.audit.AuditSink;
-import org.cyverse.mesa.egress.config.HostAndPort;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
 import org.cyverse.mesa.egress.injector.SecretSource;
@@ -32,7 +27,6 @@ import org.cyverse.mesa.egress.proxy.Drain;
 import org.cyverse.mesa.egress.proxy.HostFacts;
 import org.cyverse.mesa.egress.proxy.HostResolver;
 import org.cyverse.mesa.egress.proxy.ProxyState;
-import org.cyverse.mesa.egress.proxy.Transport;
 import org.cyverse.mesa.egress.proxy.admin.AdminCalls;
 import org.cyverse.mesa.egress.proxy.admin.AdminHandler;
 import org.cyverse.mesa.egress.proxy.admin.AdminPipelines;
@@ -48,7 +42,6 @@ import org.cyverse.mesa.egress.proxy.observe.ProxyMetrics;
 import org.cyverse.mesa.egress.proxy.upstream.UpstreamDialer;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 import org.cyverse.mesa.egress.tls.LeafCertificates;
-import org.cyverse.mesa.egress.tls.TlsProvider;
 
 /**
  * The running proxy: the proxy listener, the admin listener, and the config snapshot they decide
@@ -69,12 +62,7 @@ public final class ProxyServer implements AutoCloseable {
     private final SecretSources secretSources;
     private final InterceptionCa ca;
     private final ProxyContext context;
-    private final Transport transport = Transport.configured();
-    private final String tlsProvider = TlsProvider.describe(TlsProvider.configured());
-    /** One group for accepting and serving: an accepted connection does not cross threads on a one-CPU pod. */
-    private final EventLoopGroup workerGroup = new MultiThreadIoEventLoopGroup(Transport.eventLoops(), transport.ioHandlers());
-    private Channel proxyChannel;
-    private Channel adminChannel;
+    private final Listeners listeners = new Listeners(this::close);
     private volatile boolean listening;
     /** {@link LeafCertificates#warmUp} on the first ready answer (the kubelet then starts the agent's container) or a second after listening. */
     private volatile Runnable warmUp = () -> {};
@@ -121,8 +109,8 @@ public final class ProxyServer implements AutoCloseable {
         LeafCertificates leaves = ca == null ? null : new LeafCertificates(ca, backgroundExecutor, metrics::leafCertificateIssued,
                 config.tls().http2());
         ChannelGroup clients = new DefaultChannelGroup("clients", GlobalEventExecutor.INSTANCE);
-        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, transport), clients, leaves,
-                inbox.held());
+        this.context = new ProxyContext(state, metrics, audit, new UpstreamDialer(resolver, dnsExecutor, listeners.transport()), clients,
+                leaves, inbox.held());
         this.controls = new OperatorControls(kill, context, backgroundExecutor, secretSources);
         secretSources.onBrokerTokenRevoked(reason -> kill("OpenBao revoked the proxy's token"));
         this.unregisterLogRedaction = LogRedaction.add(line -> state.get().injector().redact(line));
@@ -133,20 +121,10 @@ public final class ProxyServer implements AutoCloseable {
         MesaConfig config = state.get().config();
         AdminToken token = AdminToken.load(config.control().tokenFile());
         controls.watchKillFile(config.control().killFile()); // a kill file already there: killed before the first request
-        proxyChannel = bind(new ServerBootstrap()
-                .group(workerGroup)
-                .channel(transport.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, Transport.acceptsPerPass())
-                .childOption(ChannelOption.AUTO_READ, false)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(AgentPipelines.client(context, () -> new ClientHandler(context))), config.listen(), "listen");
+        listeners.bindProxy(config.listen(), AgentPipelines.client(context, () -> new ClientHandler(context)));
         AdminHandler admin = new AdminHandler(metrics, this::notReadyReason, () -> ca == null ? null : ca.pem(),
                 new AdminCalls(token, this::kill, audit, () -> state.get().profile(), inbox));
-        adminChannel = bind(new ServerBootstrap()
-                .group(workerGroup)
-                .channel(transport.serverChannel())
-                .childHandler(AdminPipelines.admin(admin)), config.admin(), "admin");
+        listeners.bindAdmin(config.admin(), AdminPipelines.admin(admin));
         listening = true;
         if (context.leaves != null) { // the credentials' hosts are where interception is sure to be asked for
             context.leaves.prefetch(config.credentials().stream().flatMap(c -> c.hosts().stream()).map(HostPattern::exactName)
@@ -158,16 +136,7 @@ public final class ProxyServer implements AutoCloseable {
 
     /** Channel of the proxy's listener (tests: its event loop). */
     Channel listener() {
-        return proxyChannel;
-    }
-
-    private Channel bind(ServerBootstrap bootstrap, HostAndPort address, String key) throws IOException {
-        try {
-            return bootstrap.bind(address.host(), address.port()).syncUninterruptibly().channel();
-        } catch (Exception e) {
-            close();
-            throw new IOException("cannot listen on " + address + " (" + key + "): " + e.getMessage(), e);
-        }
+        return listeners.proxy();
     }
 
     private String notReadyReason() {
@@ -202,8 +171,7 @@ public final class ProxyServer implements AutoCloseable {
      * log line: "epoll, 2 event loops, BoringSSL".
      */
     public String transport() {
-        int loops = Transport.eventLoops();
-        return transport.name() + ", " + loops + (loops == 1 ? " event loop, " : " event loops, ") + tlsProvider;
+        return listeners.describe();
     }
 
     /** The interception CA, or {@code null} with {@code tls.intercept: none}. */
@@ -213,12 +181,12 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The proxy listener's bound address (the real port when the config asked for port 0). */
     public InetSocketAddress proxyAddress() {
-        return (InetSocketAddress) proxyChannel.localAddress();
+        return listeners.proxyAddress();
     }
 
     /** The admin listener's bound address. */
     public InetSocketAddress adminAddress() {
-        return (InetSocketAddress) adminChannel.localAddress();
+        return listeners.adminAddress();
     }
 
     public ProxyMetrics metrics() {
@@ -274,9 +242,7 @@ public final class ProxyServer implements AutoCloseable {
     public boolean stop(Duration drain) {
         context.draining = true;
         listening = false;
-        if (proxyChannel != null) {
-            proxyChannel.close().syncUninterruptibly();
-        }
+        listeners.stopAccepting();
         long deadline = System.nanoTime() + drain.toNanos();
         context.held.drain(); // held requests are answered now, not cut off at the end of the drain
         boolean drained = Drain.connections(context.clients, deadline);
@@ -292,14 +258,9 @@ public final class ProxyServer implements AutoCloseable {
     @Override
     public void close() {
         listening = false;
-        if (proxyChannel != null) {
-            proxyChannel.close();
-        }
-        if (adminChannel != null) {
-            adminChannel.close();
-        }
+        listeners.close();
         context.clients.close();
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        listeners.shutdown();
         dnsExecutor.shutdownNow();
         controls.close();
         inbox.close();
