@@ -21,6 +21,7 @@ import org.cyverse.mesa.egress.tls.UpstreamTls;
 public record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls,
         Admission admission) {
 
+    /** The name of the profile in force. */
     public String profile() {
         return config.profile().name();
     }

@@ -41,6 +41,7 @@ public final class KillSwitch {
         return new Outcome(pulled.get(), first);
     }
 
+    /** What a pull did: the switch as it stands, and whether this pull was the first. */
     public record Outcome(Pulled pulled, boolean first) {}
 
     /**

@@ -33,6 +33,7 @@ public final class OperatorControls implements AutoCloseable {
     private final SecretSources sources;
     private volatile ScheduledFuture<?> watch;
 
+    /** The controls of {@code kill}, acting on {@code context}: {@code executor} runs the kill file's poll and a kill's background part. */
     public OperatorControls(KillSwitch kill, ProxyContext context, ScheduledExecutorService executor, SecretSources sources) {
         this.kill = kill;
         this.context = context;

@@ -58,6 +58,7 @@ public final class ApprovalInbox implements ApprovalBook.Listener, AutoCloseable
         this.background = background;
     }
 
+    /** The book of pending and decided approvals. */
     public ApprovalBook book() {
         return book;
     }

@@ -19,10 +19,12 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
 
     private final ProxyContext proxy;
 
+    /** One gate for every connection of {@code proxy}. */
     public ConnectionGate(ProxyContext proxy) {
         this.proxy = proxy;
     }
 
+    /** Whether the gate marked {@code channel}: over {@code limits.max_connections}, or come while the proxy drains. */
     public static boolean overLimit(Channel channel) {
         return Boolean.TRUE.equals(channel.attr(OVER_LIMIT).get());
     }

@@ -17,9 +17,13 @@ import org.cyverse.mesa.egress.tls.LeafCertificates;
 public final class ProxyContext implements ExchangeContext {
 
     final AtomicReference<ProxyState> state;
+    /** This proxy's metrics. */
     public final ProxyMetrics metrics;
+    /** Where audit records go. */
     public final AuditSink audit;
+    /** Resolves, vets and dials upstreams. */
     public final UpstreamDialer dialer;
+    /** Every open client connection, for the drain and the kill switch. */
     public final ChannelGroup clients;
     /** Leaf certificates for intercepted connections, or {@code null} when {@code tls.intercept: none}. */
     public final LeafCertificates leaves;
@@ -30,8 +34,10 @@ public final class ProxyContext implements ExchangeContext {
     public final HoldBudget responseHoldBudget = new HoldBudget();
     /** Requests waiting for an approval's decision ({@code approvals.hold}). */
     public final HeldRequests held;
+    /** Set once a stop began: connections finish what they do and close. */
     public volatile boolean draining;
 
+    /** The context of one proxy; the server makes it once. */
     public ProxyContext(AtomicReference<ProxyState> state, ProxyMetrics metrics, AuditSink audit, UpstreamDialer dialer,
             ChannelGroup clients, LeafCertificates leaves, HeldRequests held) {
         this.held = held;

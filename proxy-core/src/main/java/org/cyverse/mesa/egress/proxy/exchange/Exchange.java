@@ -1,10 +1,14 @@
 package org.cyverse.mesa.egress.proxy.exchange;
 
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.admission.RequestFacts;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.injector.AuditPart;
 import org.cyverse.mesa.egress.audit.AuditRecord;
@@ -35,7 +39,9 @@ public final class Exchange {
     /** The refs a git push named, once its command list was read; {@code null} otherwise. */
     /** A WebSocket's messages and close, once it ended; {@code null} for everything else. */
     private AuditRecord.WebSocket websocket;
+    /** Body bytes relayed toward the upstream (a tunnel counts its own). */
     public long bytesUp;
+    /** Body bytes relayed toward the client. */
     public long bytesDown;
 
     /** {@code h2} on an HTTP/2 stream, else {@code null} (HTTP/1.x). */
@@ -55,7 +61,7 @@ public final class Exchange {
      */
     public static Exchange begin(ExchangeContext proxy, Channel channel, String method) {
         return new Exchange(proxy.state().profile(), clientOf(channel), method,
-                channel instanceof io.netty.handler.codec.http2.Http2StreamChannel ? "h2" : null);
+                channel instanceof Http2StreamChannel ? "h2" : null);
     }
 
     /** An exchange no admission decided: an HTTP/2 connection with the agent (not one of its streams), for its error. */
@@ -71,7 +77,7 @@ public final class Exchange {
     }
 
     /** The admission's verdict on {@code facts}, recorded here and, where credentials were involved, in the metrics. */
-    public Verdict decide(ExchangeContext proxy, ProxyState snapshot, org.cyverse.mesa.egress.admission.RequestFacts facts) {
+    public Verdict decide(ExchangeContext proxy, ProxyState snapshot, RequestFacts facts) {
         Verdict decided = snapshot.admission().decide(facts);
         decided(decided);
         proxy.metrics().credentials(decided);
@@ -232,11 +238,11 @@ public final class Exchange {
     }
 
     /** What the credential kinds add to the record (the {@code github} part), taken now that the request ended. */
-    private static java.util.List<AuditPart> auditParts(Verdict v) {
+    private static List<AuditPart> auditParts(Verdict v) {
         if (v == null || v.uses().isEmpty()) {
-            return java.util.List.of();
+            return List.of();
         }
-        java.util.List<AuditPart> parts = new java.util.ArrayList<>();
+        List<AuditPart> parts = new ArrayList<>();
         for (RequestUse use : v.uses()) {
             AuditPart part = use.audit();
             if (part != null) {

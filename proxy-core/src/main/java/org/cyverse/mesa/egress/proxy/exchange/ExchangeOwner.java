@@ -1,6 +1,8 @@
 package org.cyverse.mesa.egress.proxy.exchange;
 
+import io.netty.handler.codec.http.FullHttpResponse;
 import org.cyverse.mesa.egress.admission.Refusal;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.proxy.upstream.UpstreamLink;
 
 /**
@@ -25,9 +27,9 @@ public interface ExchangeOwner {
 
     /**
      * The upstream accepted a WebSocket: {@code accepted} is the {@code 101} for the client, and
-     * the connection is a {@link org.cyverse.mesa.egress.proxy.websocket.WebSocketSession}'s from now on, with {@code upstream};
-     * {@code echo} is the scrubbing as the handshake left (with the forms it was written in).
+     * the connection is a {@link org.cyverse.mesa.egress.proxy.websocket.WebSocketSession}'s from
+     * now on, with {@code upstream}; {@code echo} is the scrubbing as the handshake left (with the
+     * forms it was written in).
      */
-    void upgraded(Exchange exchange, UpstreamLink upstream, io.netty.handler.codec.http.FullHttpResponse accepted,
-            org.cyverse.mesa.egress.injector.EchoScrubber echo);
+    void upgraded(Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted, EchoScrubber echo);
 }

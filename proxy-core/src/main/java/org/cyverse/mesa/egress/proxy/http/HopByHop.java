@@ -16,6 +16,7 @@ public final class HopByHop {
 
     private HopByHop() {}
 
+    /** Removes the hop-by-hop fields from {@code headers}, in place. */
     public static void strip(HttpHeaders headers) {
         for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
             for (String token : connection.split(",")) {

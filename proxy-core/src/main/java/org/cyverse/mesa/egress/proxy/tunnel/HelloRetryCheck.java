@@ -49,7 +49,9 @@ public final class HelloRetryCheck {
     private final Consumer<Refusal> refuse;
     private State state = State.AWAITING_SERVER;
     private boolean refused;
+    /** The handler on the client's side of the tunnel. */
     public final FromClient fromClient = new FromClient();
+    /** The handler on the upstream's side of the tunnel. */
     public final FromServer fromServer = new FromServer();
 
     /**

@@ -21,6 +21,7 @@ public final class RelayHandler extends ChannelInboundHandlerAdapter {
     private final Tunnel tunnel;
     private final boolean fromClient;
 
+    /** Relays for {@code tunnel} from the client's channel ({@code fromClient}) or the upstream's. */
     public RelayHandler(Tunnel tunnel, boolean fromClient) {
         this.tunnel = tunnel;
         this.fromClient = fromClient;

@@ -56,6 +56,7 @@ public final class SniCheck extends AbstractSniHandler<SslContext> {
     /** The bytes the judged ClientHello's records take. */
     private int helloLength;
 
+    /** Checks that the ClientHello names {@code target} within {@code timeoutMillis}; {@code outcome} is told what follows. */
     public SniCheck(Destination target, long timeoutMillis, boolean requireSni, Outcome outcome) {
         super(timeoutMillis);
         this.target = target;

@@ -3,6 +3,7 @@ package org.cyverse.mesa.egress.proxy.tunnel;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.proxy.connection.ProxyContext;
 import org.cyverse.mesa.egress.proxy.exchange.Exchange;
@@ -13,7 +14,7 @@ import org.cyverse.mesa.egress.proxy.exchange.Exchange;
  */
 public final class Tunnel {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Tunnel.class.getName());
+    private static final Logger LOG = Logger.getLogger(Tunnel.class.getName());
 
     private final ProxyContext proxy;
     private final Exchange exchange;
@@ -22,6 +23,7 @@ public final class Tunnel {
     private boolean closed;
     private Refusal refused;
 
+    /** A tunnel for {@code exchange} between {@code client} and {@code upstream}, both connected. */
     public Tunnel(ProxyContext proxy, Exchange exchange, Channel client, Channel upstream) {
         this.proxy = proxy;
         this.exchange = exchange;

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
 import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
@@ -34,12 +35,13 @@ import org.cyverse.mesa.egress.proxy.Transport;
  */
 public final class UpstreamDialer {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(UpstreamDialer.class.getName());
+    private static final Logger LOG = Logger.getLogger(UpstreamDialer.class.getName());
 
     private final HostResolver resolver;
     private final ExecutorService dnsExecutor;
     private final Class<? extends SocketChannel> channelType;
 
+    /** Resolves with {@code resolver} on {@code dnsExecutor}, dials with {@code transport}'s channels. */
     public UpstreamDialer(HostResolver resolver, ExecutorService dnsExecutor, Transport transport) {
         this.resolver = resolver;
         this.dnsExecutor = dnsExecutor;

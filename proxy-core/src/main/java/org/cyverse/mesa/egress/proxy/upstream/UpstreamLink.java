@@ -1,6 +1,10 @@
 package org.cyverse.mesa.egress.proxy.upstream;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.proxy.ProxyState;
 
@@ -12,12 +16,15 @@ import org.cyverse.mesa.egress.proxy.ProxyState;
  */
 public final class UpstreamLink implements UpstreamConnection {
 
+    /** The connection, or the HTTP/2 stream. */
     public final Channel channel;
+    /** The end of its pipeline, which tells the exchange using it what arrives. */
     public final UpstreamHandler handler;
     private final String authority;
     private final boolean stream;
     private boolean handedOver;
 
+    /** An HTTP/1.1 connection dialed (and vetted) for {@code destination}. */
     public UpstreamLink(Channel channel, UpstreamHandler handler, Destination destination) {
         this(channel, handler, destination, false);
     }
@@ -35,12 +42,12 @@ public final class UpstreamLink implements UpstreamConnection {
     }
 
     /** Dials {@code destination} for forwarding (verified TLS when {@code tls}): the link once connected. */
-    public static io.netty.util.concurrent.Future<UpstreamLink> dial(UpstreamDialer dialer, Destination destination, ProxyState state,
-            io.netty.channel.EventLoop loop, boolean tls) {
+    public static Future<UpstreamLink> dial(UpstreamDialer dialer, Destination destination, ProxyState state,
+            EventLoop loop, boolean tls) {
         UpstreamHandler handler = new UpstreamHandler();
-        io.netty.util.concurrent.Promise<UpstreamLink> link = loop.newPromise();
+        Promise<UpstreamLink> link = loop.newPromise();
         dialer.dial(destination, state, loop, UpstreamPipelines.upstream(state, destination, tls, handler))
-                .addListener((io.netty.util.concurrent.Future<Channel> f) -> {
+                .addListener((Future<Channel> f) -> {
             if (f.isSuccess()) {
                 if (!link.trySuccess(new UpstreamLink(f.getNow(), handler, destination))) {
                     f.getNow().close();
@@ -109,7 +116,7 @@ public final class UpstreamLink implements UpstreamConnection {
             return;
         }
         try {
-            channel.config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
+            channel.config().setOption(ChannelOption.SO_LINGER, 0);
         } catch (RuntimeException e) {
             // A transport without SO_LINGER: the close below still ends the body short.
         }

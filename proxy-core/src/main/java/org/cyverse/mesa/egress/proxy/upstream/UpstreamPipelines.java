@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -15,6 +16,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.proxy.PipelineNames;
 import org.cyverse.mesa.egress.proxy.ProxyState;
@@ -71,7 +73,7 @@ public final class UpstreamPipelines {
      * each stream reads when its exchange asks, which is what lets HTTP/2 flow control hold the
      * upstream back.
      */
-    static Http2FrameCodec upstreamHttp2(ChannelPipeline p, ProxyState state, java.util.function.BooleanSupplier streamsOpen) {
+    static Http2FrameCodec upstreamHttp2(ChannelPipeline p, ProxyState state, BooleanSupplier streamsOpen) {
         Http2FrameCodec codec = Http2FrameCodecBuilder.forClient().validateHeaders(true)
                 .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).initialWindowSize(UPSTREAM_STREAM_WINDOW)
                         .maxHeaderListSize(state.config().limits().maxHeaderBytes()))
@@ -82,7 +84,7 @@ public final class UpstreamPipelines {
         try {
             var connection = codec.connection().connectionStream();
             codec.connection().local().flowController().incrementWindowSize(connection, UPSTREAM_CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE);
-        } catch (io.netty.handler.codec.http2.Http2Exception e) {
+        } catch (Http2Exception e) {
             throw new IllegalStateException("cannot widen the upstream connection's window", e);
         }
         p.channel().config().setAutoRead(true);

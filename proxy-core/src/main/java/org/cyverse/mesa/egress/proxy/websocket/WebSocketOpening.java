@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpRequest;
 import org.cyverse.mesa.egress.admission.Verdict;
 import org.cyverse.mesa.egress.allowlist.Destination;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.proxy.ProxyState;
 import org.cyverse.mesa.egress.proxy.connection.ProxyContext;
 import org.cyverse.mesa.egress.proxy.exchange.Exchange;
@@ -25,7 +26,7 @@ public record WebSocketOpening(ProxyState state, Destination destination, WebSoc
      * client, then both pipelines are rewired and read.
      */
     public void open(ProxyContext proxy, ChannelHandlerContext ctx, Exchange exchange, UpstreamLink upstream, FullHttpResponse accepted,
-            org.cyverse.mesa.egress.injector.EchoScrubber echo) {
+            EchoScrubber echo) {
         Channel client = ctx.channel();
         upstream.handOver();
         WebSocketPipelines.webSocketEncoders(client.pipeline(), upstream.channel.pipeline());

@@ -17,6 +17,7 @@ import org.cyverse.mesa.egress.admission.Refusal;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.audit.AuditRecord;
+import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.proxy.ProxyState;
 import org.cyverse.mesa.egress.proxy.connection.ProxyContext;
 import org.cyverse.mesa.egress.proxy.exchange.Exchange;
@@ -57,7 +58,7 @@ final class WebSocketSession implements WebSocketOwner {
     private ScheduledFuture<?> closeWait;
 
     WebSocketSession(ProxyContext proxy, ProxyState state, Exchange exchange, Destination destination, Channel client, Channel upstream,
-            WebSocketOutbound.Plan plan, org.cyverse.mesa.egress.injector.EchoScrubber echo) {
+            WebSocketOutbound.Plan plan, EchoScrubber echo) {
         this.proxy = proxy;
         this.state = state;
         this.exchange = exchange;
