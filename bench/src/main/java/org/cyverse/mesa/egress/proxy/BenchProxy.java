@@ -19,6 +19,7 @@ import org.cyverse.mesa.egress.config.ConfigLoader;
 import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
+import org.cyverse.mesa.egress.proxy.server.ProxyServer;
 
 /**
  * The real proxy for a benchmark, from a real config file: it resolves only {@code localhost}

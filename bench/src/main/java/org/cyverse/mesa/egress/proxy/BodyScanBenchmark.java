@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.bench.BenchmarkBase;
 import org.cyverse.mesa.egress.bench.KeepAliveHttpsClient;
 import org.cyverse.mesa.egress.bench.LoopbackHttpsUpstream;
+import org.cyverse.mesa.egress.proxy.server.ProxyServer;
 import org.cyverse.mesa.egress.testpki.TestPki;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

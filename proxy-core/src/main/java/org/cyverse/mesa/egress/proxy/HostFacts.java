@@ -10,14 +10,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /** What the proxy reads from the host it runs on, and how it names its threads. */
-final class HostFacts {
+public final class HostFacts {
 
     private static final Logger LOG = Logger.getLogger(HostFacts.class.getName());
 
     private HostFacts() {}
 
     /** Daemon threads named {@code name-1}, {@code name-2}, ... */
-    static java.util.concurrent.ThreadFactory daemon(String name) {
+    public static java.util.concurrent.ThreadFactory daemon(String name) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, name + "-" + n.incrementAndGet());
@@ -27,7 +27,7 @@ final class HostFacts {
     }
 
     /** The host's own interface addresses, which the address guard refuses (the proxy's, and {@code check}'s). */
-    static List<InetAddress> ownAddresses() {
+    public static List<InetAddress> ownAddresses() {
         List<InetAddress> addresses = new ArrayList<>();
         try {
             for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {

@@ -18,10 +18,11 @@ import org.cyverse.mesa.egress.tls.UpstreamTls;
  * @param upstreamTls TLS toward upstreams of intercepted connections
  * @param admission decides every request with this snapshot
  */
-record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls,
+public record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credentials, Injector injector, UpstreamTls upstreamTls,
         Admission admission) {
 
-    String profile() {
+    /** The name of the profile in force. */
+    public String profile() {
         return config.profile().name();
     }
 
@@ -29,7 +30,7 @@ record ProxyState(MesaConfig config, AddressGuard guard, CredentialStore credent
      * Whether {@code next} has the same credential values to fetch or mint as this snapshot, so
      * that its store can be kept: a change of {@code limits} alone keeps it (and its minted keys).
      */
-    boolean sameValuesAs(MesaConfig next) {
+    public boolean sameValuesAs(MesaConfig next) {
         return config.credentials().stream().map(c -> c.withLimits(null)).toList()
                 .equals(next.credentials().stream().map(c -> c.withLimits(null)).toList());
     }

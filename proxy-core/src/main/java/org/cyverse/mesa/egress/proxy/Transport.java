@@ -21,11 +21,11 @@ import java.util.Locale;
  * selector bookkeeping per event; edge-triggered readiness), else the JDK's NIO.
  * {@code -Dmesa.egress.transport=nio} forces NIO.
  */
-record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends ServerSocketChannel> serverChannel,
+public record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends ServerSocketChannel> serverChannel,
         Class<? extends SocketChannel> clientChannel) {
 
     /** The transport {@code -Dmesa.egress.transport} asks for ({@code auto}: epoll where it loads). */
-    static Transport configured() {
+    public static Transport configured() {
         return choose(System.getProperty("mesa.egress.transport", "auto"));
     }
 
@@ -42,12 +42,12 @@ record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends Serve
      * request's client and upstream sides never wait on each other's thread), or
      * {@code -Dio.netty.eventLoopThreads}.
      */
-    static int eventLoops() {
+    public static int eventLoops() {
         return Math.max(1, Integer.getInteger("io.netty.eventLoopThreads", NettyRuntime.availableProcessors()));
     }
 
     /** Netty 4.1's figure for server channels, before 4.2's epoll came to accept one per pass. */
-    static final int ACCEPTS_PER_PASS = 16;
+    public static final int ACCEPTS_PER_PASS = 16;
 
     /**
      * Up to {@link #ACCEPTS_PER_PASS} waiting connections accepted per pass of the event loop.
@@ -56,7 +56,7 @@ record Transport(String name, IoHandlerFactory ioHandlers, Class<? extends Serve
      * On a busy loop a pass takes milliseconds, so new connections waited in the listen backlog
      * for seconds, and clients that give up on a slow dial (Go's) filled it with dead ones.
      */
-    static RecvByteBufAllocator acceptsPerPass() {
+    public static RecvByteBufAllocator acceptsPerPass() {
         DefaultMaxMessagesRecvByteBufAllocator accepts = new ServerChannelRecvByteBufAllocator().respectMaybeMoreData(false);
         accepts.maxMessagesPerRead(ACCEPTS_PER_PASS);
         return accepts;

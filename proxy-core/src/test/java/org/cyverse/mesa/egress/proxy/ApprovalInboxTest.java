@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.cyverse.mesa.egress.proxy.server.ConfigReloader;
 import org.cyverse.mesa.egress.testkit.Curl;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.junit.jupiter.api.AfterEach;

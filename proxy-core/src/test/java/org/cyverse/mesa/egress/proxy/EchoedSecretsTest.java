@@ -23,6 +23,7 @@ import java.util.stream.Stream;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import org.cyverse.mesa.egress.proxy.observe.LogRedaction;
 import org.cyverse.mesa.egress.testkit.EchoUpstream;
 import org.cyverse.mesa.egress.testkit.EchoUpstream.RawMessages;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.cyverse.mesa.egress.config.Overrides;
+import org.cyverse.mesa.egress.proxy.server.ConfigReloader;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

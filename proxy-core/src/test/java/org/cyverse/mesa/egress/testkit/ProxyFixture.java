@@ -27,7 +27,7 @@ import org.cyverse.mesa.egress.config.ConfigResult;
 import org.cyverse.mesa.egress.config.Overrides;
 import org.cyverse.mesa.egress.config.ProfileCatalog;
 import org.cyverse.mesa.egress.proxy.HostResolver;
-import org.cyverse.mesa.egress.proxy.ProxyServer;
+import org.cyverse.mesa.egress.proxy.server.ProxyServer;
 
 /**
  * The real proxy, started on port 0 (proxy and admin) from a real config file, with its audit

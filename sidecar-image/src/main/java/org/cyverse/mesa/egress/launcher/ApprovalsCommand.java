@@ -46,7 +46,7 @@ final class ApprovalsCommand {
         }
         String token;
         try {
-            token = org.cyverse.mesa.egress.proxy.AdminToken.firstToken(Path.of(args.flag("--token-file")));
+            token = org.cyverse.mesa.egress.proxy.admin.AdminToken.firstToken(Path.of(args.flag("--token-file")));
         } catch (IOException e) {
             throw new Args.UsageException("--token-file: " + e.getMessage()); // the message names the file, as admin.token_file
         }

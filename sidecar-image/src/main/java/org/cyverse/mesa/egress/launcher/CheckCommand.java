@@ -24,7 +24,7 @@ import org.cyverse.mesa.egress.injector.CredentialSteps;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.Injector;
 import org.cyverse.mesa.egress.injector.SecretValues;
-import org.cyverse.mesa.egress.proxy.ProxyServer;
+import org.cyverse.mesa.egress.proxy.server.ProxyServer;
 
 /**
  * {@code check URL}: the verdict the running proxy's {@link Admission} gives, as one JSON object

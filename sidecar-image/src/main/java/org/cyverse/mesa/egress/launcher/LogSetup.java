@@ -6,7 +6,7 @@ import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
-import org.cyverse.mesa.egress.proxy.LogRedaction;
+import org.cyverse.mesa.egress.proxy.observe.LogRedaction;
 
 /**
  * One line per log record on stderr (stdout may carry the audit log, and {@code check}'s JSON):

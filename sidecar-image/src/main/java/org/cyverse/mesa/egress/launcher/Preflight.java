@@ -7,7 +7,7 @@ import org.cyverse.mesa.egress.config.ConfigFiles;
 import org.cyverse.mesa.egress.config.ConfigProblem;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
-import org.cyverse.mesa.egress.proxy.AdminToken;
+import org.cyverse.mesa.egress.proxy.admin.AdminToken;
 import org.cyverse.mesa.egress.tls.InterceptionCa;
 
 /**

@@ -16,9 +16,9 @@ import org.cyverse.mesa.egress.audit.StreamSink;
 import org.cyverse.mesa.egress.config.ConfigProblem;
 import org.cyverse.mesa.egress.config.InterceptMode;
 import org.cyverse.mesa.egress.config.MesaConfig;
-import org.cyverse.mesa.egress.proxy.ConfigReloader;
 import org.cyverse.mesa.egress.proxy.HostResolver;
-import org.cyverse.mesa.egress.proxy.ProxyServer;
+import org.cyverse.mesa.egress.proxy.server.ConfigReloader;
+import org.cyverse.mesa.egress.proxy.server.ProxyServer;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 

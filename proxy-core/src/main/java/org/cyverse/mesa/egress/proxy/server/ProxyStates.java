@@ -1,0 +1,75 @@
+package org.cyverse.mesa.egress.proxy.server;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import org.cyverse.mesa.egress.admission.Admission;
+import org.cyverse.mesa.egress.admission.RunningProxy;
+import org.cyverse.mesa.egress.allowlist.AddressGuard;
+import org.cyverse.mesa.egress.config.MesaConfig;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.CredentialStore;
+import org.cyverse.mesa.egress.injector.Injector;
+import org.cyverse.mesa.egress.injector.SecretSources;
+import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters;
+import org.cyverse.mesa.egress.injector.CredentialSteps;
+import org.cyverse.mesa.egress.proxy.ProxyState;
+import org.cyverse.mesa.egress.proxy.admin.KillSwitch;
+import org.cyverse.mesa.egress.proxy.approval.ApprovalInbox;
+import org.cyverse.mesa.egress.proxy.observe.ProxyMetrics;
+import org.cyverse.mesa.egress.tls.UpstreamTls;
+
+/**
+ * Makes the {@link ProxyState} snapshot for a config, at start and on every reload, from the
+ * parts that live as long as the proxy: the secret sources, the kill switch, the credential
+ * budgets and the approval inbox.
+ */
+final class ProxyStates {
+
+    private final SecretSources secretSources;
+    private final ScheduledExecutorService background;
+    private final ProxyMetrics metrics;
+    private final List<InetAddress> ownAddresses;
+    private final KillSwitch kill;
+    private final CredentialBudgets budgets;
+    private final ApprovalInbox inbox;
+    private final boolean canIntercept;
+
+    ProxyStates(SecretSources secretSources, ScheduledExecutorService background, ProxyMetrics metrics, List<InetAddress> ownAddresses,
+            KillSwitch kill, CredentialBudgets budgets, ApprovalInbox inbox, boolean canIntercept) {
+        this.secretSources = secretSources;
+        this.background = background;
+        this.metrics = metrics;
+        this.ownAddresses = ownAddresses;
+        this.kill = kill;
+        this.budgets = budgets;
+        this.inbox = inbox;
+        this.canIntercept = canIntercept;
+    }
+
+    /** A snapshot for {@code config}, keeping the credential store when the credentials' values did not change. */
+    ProxyState create(MesaConfig config, ProxyState previous) throws IOException {
+        UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
+        CredentialStore store;
+        if (previous != null && (kill.pulled() || previous.sameValuesAs(config))) {
+            store = previous.credentials(); // after a kill: the dead store, so that nothing is fetched or minted again
+        } else {
+            Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
+                    ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()))
+                    : Map.of();
+            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, background, metrics.credentialListener());
+            store.start();
+        }
+        AddressGuard guard = config.addressGuard(ownAddresses);
+        Injector injector = new Injector(config.credentials(), store);
+        Admission admission = new Admission(config, guard, CredentialSteps.of(injector, config.credentials(), store), canIntercept,
+                new RunningProxy(kill::pulled, budgets, inbox.book()));
+        budgets.configure(config.credentials());
+        inbox.configure(config);
+        return new ProxyState(config, guard, store, injector, upstreamTls, admission);
+    }
+}
