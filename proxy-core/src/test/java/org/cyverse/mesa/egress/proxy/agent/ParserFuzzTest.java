@@ -30,6 +30,7 @@ import org.cyverse.mesa.egress.injector.scan.Finding;
 import org.cyverse.mesa.egress.injector.scan.ScanPlan;
 import org.cyverse.mesa.egress.proxy.http.RejectedHead;
 import org.cyverse.mesa.egress.tls.ClientHelloReader;
+import org.junit.jupiter.api.Test;
 
 /**
  * Coverage-guided fuzz targets (Jazzer) for what reads attacker-controlled bytes first: the
@@ -40,6 +41,24 @@ import org.cyverse.mesa.egress.tls.ClientHelloReader;
  * "does not throw".
  */
 class ParserFuzzTest {
+
+    /**
+     * Jazzer replays a target's committed inputs from {@code ParserFuzzTestInputs/<target>/} beside
+     * this class, by its package: a move of the class without them replays nothing, silently.
+     */
+    @Test
+    void everyTargetsCommittedInputsAreBesideThisClass() {
+        List<String> targets = new ArrayList<>();
+        for (java.lang.reflect.Method m : ParserFuzzTest.class.getDeclaredMethods()) {
+            if (m.isAnnotationPresent(FuzzTest.class)) {
+                targets.add(m.getName());
+                assertNotNull(ParserFuzzTest.class.getResource("ParserFuzzTestInputs/" + m.getName() + "/"),
+                        m.getName() + ": no committed inputs beside " + ParserFuzzTest.class.getName());
+            }
+        }
+        assertEquals(5, targets.size(), "the five targets: " + targets);
+    }
+
 
     /**
      * The strict decoder, fed in arbitrary pieces, never throws or leaks, and a body it lets
