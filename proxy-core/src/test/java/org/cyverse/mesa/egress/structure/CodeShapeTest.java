@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  * cycle between the classes of {@code proxy/} and its packages, or of {@code admission/}, no cycle
  * between the packages of the product (allowlist, injector, config and proxy-core:
  * {@code jdeps -verbose:package}), the admission free of Netty, the audit package free of the
- * proxy's, and no source file over 300 lines in {@code proxy/} (any of its packages) or
- * {@code admission/}.
+ * proxy's, at most 30 files directly in {@code proxy/}, and no source file over 300 lines in
+ * {@code proxy/} (any of its packages) or {@code admission/}.
  */
 class CodeShapeTest {
 
@@ -85,6 +85,15 @@ class CodeShapeTest {
     @Test
     void noPackageCycleInTheProduct() {
         assertEquals(List.of(), stronglyConnected(PACKAGE_USES), "packages that use each other, directly or around a loop");
+    }
+
+    /** {@code proxy/} is laid out by side and concern: what stays directly in it is only what every part shares. */
+    @Test
+    void atMostThirtyFilesDirectlyInProxy() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("src/main/java/org/cyverse/mesa/egress/proxy"))) {
+            List<String> direct = files.filter(f -> f.toString().endsWith(".java")).map(f -> f.getFileName().toString()).sorted().toList();
+            assertTrue(direct.size() <= 30, direct.size() + " files directly in proxy/: " + direct);
+        }
     }
 
     @Test
