@@ -37,11 +37,6 @@ public final class GitHubStep implements CredentialStep {
         this.store = store;
     }
 
-    /** Whether any credential is a {@code github_app}. */
-    public boolean any() {
-        return !credentials.isEmpty();
-    }
-
     @Override
     public Injection apply(OutgoingRequest request) {
         List<CredentialSpec> covering = credentials.stream().filter(s -> s.covers(request.destination())).toList();

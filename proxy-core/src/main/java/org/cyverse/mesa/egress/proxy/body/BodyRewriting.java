@@ -11,9 +11,9 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
-import org.cyverse.mesa.egress.injector.BodyCheck;
 
 /**
  * Streams a body (or a WebSocket message) through a {@link StreamReplacer} or a {@link BodyCheck} that rewrites, chunk by chunk: the
