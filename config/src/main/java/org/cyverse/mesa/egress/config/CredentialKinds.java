@@ -12,7 +12,8 @@ final class CredentialKinds {
     static final List<KindReader> READERS = List.of(
             new GitHubAppReader(),
             new SigV4Reader(),
-            new MintReader());
+            new MintReader(),
+            new OAuth2Reader());
 
     private CredentialKinds() {}
 

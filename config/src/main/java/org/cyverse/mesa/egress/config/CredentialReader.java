@@ -22,6 +22,8 @@ final class CredentialReader {
             "header", "format", "secret", "allow_plaintext", "body_substitution", "limits"), CredentialKinds.keys().stream()).toList();
 
     static final String DEFAULT_FORMAT = "Bearer {secret}";
+    /** {@code sentinel: auto}: a placeholder the credential's kind shapes (a JWT for oauth2). */
+    static final String AUTO = "auto";
 
     /** Names end up in metric labels and audit records: keep them to a safe alphabet. */
     private static final Pattern NAME = Pattern.compile("[a-z0-9_-]+");
@@ -109,6 +111,7 @@ final class CredentialReader {
             kind = read == null ? null : read.spec();
             secret = read == null ? null : read.secret();
             sentinel = read == null || read.sentinel() == null ? sentinel : read.sentinel();
+            header = header == null && read != null ? read.defaultHeader() : header;
             if (read != null && !c.present("hosts")) {
                 hostTexts = new ArrayList<>();
                 for (String host : read.defaultHosts()) {
@@ -119,6 +122,9 @@ final class CredentialReader {
             }
         } else {
             secret = secret(c, broker);
+        }
+        if (AUTO.equals(sentinel)) {
+            c.problem("sentinel", "auto is for kinds that shape their own placeholder (oauth2); give this credential's placeholder");
         }
         boolean allowPlaintext = c.bool("allow_plaintext", false);
         boolean bodySubstitution = c.bool("body_substitution", false);
@@ -135,6 +141,9 @@ final class CredentialReader {
         String sentinel = c.string("sentinel");
         if (sentinel == null) {
             return null;
+        }
+        if (sentinel.equals(AUTO)) {
+            return AUTO; // the kind makes it (and registers it), or says it cannot
         }
         if (sentinel.isEmpty() || hasControl(sentinel)) {
             c.problem("sentinel", "must be a non-empty placeholder without control characters; omit it when the agent holds none");

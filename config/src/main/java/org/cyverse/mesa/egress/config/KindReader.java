@@ -49,10 +49,15 @@ interface KindReader {
      * @param sentinel the credential's sentinel, when the block names it; else {@code null}
      * @param defaultHosts the hosts when the credential names none (kinds that {@link #defaultsHosts})
      * @param defaultPort the only port when the credential names neither hosts nor ports, or {@code null} for the default
+     * @param defaultHeader the header set when the credential names none ({@code Authorization} for oauth2), or {@code null}
      */
-    record Read(KindSpec spec, SecretRef secret, String sentinel, List<String> defaultHosts, Integer defaultPort) {
+    record Read(KindSpec spec, SecretRef secret, String sentinel, List<String> defaultHosts, Integer defaultPort, String defaultHeader) {
         Read(KindSpec spec) {
-            this(spec, null, null, List.of(), null);
+            this(spec, null, null, List.of(), null, null);
+        }
+
+        Read(KindSpec spec, SecretRef secret, String sentinel, List<String> defaultHosts, Integer defaultPort) {
+            this(spec, secret, sentinel, defaultHosts, defaultPort, null);
         }
     }
 }

@@ -133,6 +133,16 @@ class BrokenConfigTest {
             mint-duration-bad.yaml | 10: credentials[0].mint.litellm.duration: | must be a whole number and s, m, h, d, w or mo
             mint-budget-bad.yaml | 10: credentials[0].mint.litellm.max_budget: | must be a positive number of USD
             mint-and-secret.yaml | 6: credentials[0].secret: | a minted credential has no secret
+            oauth2-token-url-plain-http.yaml | 7: credentials[0].oauth2.token_url: | must use https: the client's credentials and the user's tokens go with every call
+            oauth2-refresh-token-missing.yaml | 10: credentials[0].oauth2.refresh_token: | is required by the refresh_token grant
+            oauth2-audience-on-refresh.yaml | 12: credentials[0].oauth2.audience: | the refresh_token grant requests no audience
+            oauth2-grant-unknown.yaml | 10: credentials[0].oauth2.grant: | must be one of refresh_token | client_credentials | token_exchange | jwt_bearer, got "password"
+            oauth2-token-url-and-issuer.yaml | 8: credentials[0].oauth2.issuer: | give token_url or issuer, not both
+            oauth2-client-credentials-public.yaml | 8: credentials[0].oauth2.client_id: | the client_credentials grant needs a confidential client
+            oauth2-subject-token-missing.yaml | 10: credentials[0].oauth2.subject_token: | is required by the token_exchange grant
+            oauth2-refresh-token-literal.yaml | 11: credentials[0].oauth2.refresh_token: | must be a secret reference (file:, env: or openbao:), never the value itself
+            oauth2-and-secret.yaml | 6: credentials[0].secret: | an oauth2 credential has no secret
+            sentinel-auto-plain.yaml | 6: credentials[0].sentinel: | auto is for kinds that shape their own placeholder (oauth2)
             mint-metadata-unset.yaml | 10: credentials[0].mint.litellm.metadata.analysis: | ${MESA_TEST_UNSET_VARIABLE} is not set
             mint-kind-unknown.yaml | 7: credentials[0].mint.openai: | unknown key
             mint-master-key-openbao-without-broker.yaml | 9: credentials[0].mint.litellm.master_key: | needs broker.openbao

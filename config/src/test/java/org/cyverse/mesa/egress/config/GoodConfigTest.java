@@ -613,4 +613,64 @@ class GoodConfigTest {
             assertTrue(result.ok(), () -> url + ": " + result.problems());
         }
     }
+
+    @Test
+    void oauth2CredentialsForTheUsersCyVerseServices() throws Exception {
+        Path file = write("oauth2.yaml", String.join("\n",
+                "version: 1",
+                "profile: P3",
+                "credentials:",
+                "  - name: cyverse-de",
+                "    hosts: [\"de.cyverse.org\"]",
+                "    sentinel: auto",
+                "    oauth2:",
+                "      issuer: https://kc.cyverse.org/realms/CyVerse",
+                "      client_id: mesa-agent-proxy",
+                "      client_secret: \"file:/run/secrets/kc#client_secret\"",
+                "      grant: token_exchange",
+                "      subject_token: \"file:/var/run/secrets/tokens/kc-token\"",
+                "      audience: de",
+                "  - name: cyverse-data",
+                "    hosts: [\"data.cyverse.org\"]",
+                "    sentinel: auto",
+                "    oauth2:",
+                "      token_url: https://kc.cyverse.org/realms/CyVerse/protocol/openid-connect/token",
+                "      client_id: mesa-agent-proxy",
+                "      client_auth: client_secret_post",
+                "      client_secret: \"file:/run/secrets/kc#client_secret\"",
+                "      grant: refresh_token",
+                "      refresh_token: \"file:/run/secrets/user#offline_token\"",
+                "      scope: openid offline_access",
+                "      revoke_url: https://kc.cyverse.org/realms/CyVerse/protocol/openid-connect/revoke",
+                "      revoke_refresh_token: true",
+                ""));
+        MesaConfig config = loadOk(file, Overrides.NONE);
+
+        CredentialSpec de = config.credentials().get(0);
+        var exchange = de.kind(org.cyverse.mesa.egress.injector.oauth2.OAuth2Spec.class);
+        assertTrue(de.minted(), "the proxy gets the tokens");
+        assertEquals("Authorization", de.header(), "Bearer tokens go in Authorization unless the credential says otherwise");
+        assertEquals("Bearer {secret}", de.format());
+        assertEquals(org.cyverse.mesa.egress.injector.oauth2.Grant.TOKEN_EXCHANGE, exchange.grant());
+        assertEquals(org.cyverse.mesa.egress.injector.oauth2.ClientAuth.CLIENT_SECRET_BASIC, exchange.clientAuth(), "a secret means Basic by default");
+        assertEquals("urn:ietf:params:oauth:token-type:jwt", exchange.subjectTokenType(), "RFC 8693's JWT type by default");
+        assertEquals("de", exchange.audience());
+        assertEquals(List.of("file:/run/secrets/kc#client_secret", "file:/var/run/secrets/tokens/kc-token"),
+                de.needs().stream().map(SecretRef::toString).toList());
+        assertTrue(de.source().contains("grant token_exchange") && de.source().contains("audience de"), de.source());
+
+        String[] parts = de.sentinel().split("\\.");
+        assertEquals(3, parts.length, "sentinel: auto is shaped as a JWT: " + de.sentinel());
+        String payload = new String(java.util.Base64.getUrlDecoder().decode(parts[1]), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(payload.contains("\"aud\":\"de\"") && payload.contains("\"exp\":4102444800"), payload);
+        CredentialSpec data = config.credentials().get(1);
+        assertFalse(de.sentinel().equals(data.sentinel()), "each credential its own sentinel");
+        assertTrue(new String(java.util.Base64.getUrlDecoder().decode(data.sentinel().split("\\.")[1])).contains("\"aud\":\"data.cyverse.org\""),
+                "without an audience, the first host");
+        assertEquals(de.sentinel(), loadOk(file, Overrides.NONE).credentials().get(0).sentinel(), "the same at every start");
+        var refresh = data.kind(org.cyverse.mesa.egress.injector.oauth2.OAuth2Spec.class);
+        assertEquals(org.cyverse.mesa.egress.injector.oauth2.ClientAuth.CLIENT_SECRET_POST, refresh.clientAuth());
+        assertEquals("openid offline_access", refresh.scope());
+        assertTrue(refresh.revokeRefreshToken());
+    }
 }

@@ -155,6 +155,13 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         return state == null ? List.of() : state.heldParts.getOrDefault(part, List.of());
     }
 
+    /** Why the last fetch of {@code credential} failed (an operator's message, never a value), or {@code null}. */
+    @Override
+    public String whyUnavailable(String credential) {
+        CredentialState state = states.get(credential);
+        return state == null ? null : state.lastError;
+    }
+
     /** Changes whenever a credential gets a value it did not have before. */
     @Override
     public long generation() {
@@ -196,7 +203,19 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         for (CredentialState state : states.values()) {
             state.lease.set(null);
         }
-        return retireAll(budget);
+        return stop(budget);
+    }
+
+    /**
+     * At the proxy's stop (and the kill switch): every minted value retired ({@link #retireAll}),
+     * then each minter takes back what outlives its values (an OAuth refresh token, when the
+     * operator asked). Not at a reload: the next store goes on with them. Blocks; returns how many
+     * minted values could not be retired.
+     */
+    public int stop(Duration budget) {
+        int left = retireAll(budget);
+        retirements.end();
+        return left;
     }
 
     /**
@@ -247,6 +266,11 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
         String name = state.spec.name();
         try {
             SecretLease lease = obtain(state);
+            if (closed && state.spec.minted()) {
+                // Stopped or killed while minting: the value is never used; a later stop retires it.
+                state.minted.minted(lease);
+                return;
+            }
             SecretLease replaced = state.spec.minted() ? state.minted.minted(lease) : null;
             state.lease.set(lease);
             if (replaced != null) {
@@ -282,7 +306,7 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
                     + "; retrying in " + retry.toMillis() + " ms");
             tell(name, e.revoked() ? "revoked" : "failure");
             if (state.spec.minted()) {
-                tellMinted(name, "failure");
+                tellMinted(name, e.revoked() ? "revoked" : "failure");
             }
             plan(state, retry);
         } finally {

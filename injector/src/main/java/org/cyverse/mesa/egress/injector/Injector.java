@@ -87,8 +87,7 @@ public final class Injector implements CredentialStep {
                 if (!secrets.containsKey(c.name())) {
                     // Never forward without it: the upstream would answer 401 and the agent
                     // would retry, or worse, the sentinel would be taken for a real key.
-                    return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
-                            + " has no valid value now (not fetched yet, failed, expired or revoked)");
+                    return refusal(Injection.Outcome.UNAVAILABLE, c, null, unavailable(c));
                 }
                 applied.add(c);
             }
@@ -122,8 +121,7 @@ public final class Injector implements CredentialStep {
                 continue;
             }
             if (!secrets.containsKey(c.name())) {
-                return refusal(Injection.Outcome.UNAVAILABLE, c, null, "credential " + c.name()
-                        + " has no valid value now (not fetched yet, failed, expired or revoked)");
+                return refusal(Injection.Outcome.UNAVAILABLE, c, null, unavailable(c));
             }
             found.add(c);
             done.add(new Injection.Applied(c.name(), List.of("sentinel replaced (found in " + sentinelAt.get(c.name()).label() + ")")));
@@ -249,6 +247,12 @@ public final class Injector implements CredentialStep {
         Map<String, Secret> secrets = new LinkedHashMap<>();
         leases.forEach((name, lease) -> secrets.put(name, lease.secret()));
         return secrets;
+    }
+
+    /** Why {@code c} has no value, with what its source or issuer said last (an operator's message, never a value). */
+    private String unavailable(CredentialSpec c) {
+        String why = store.whyUnavailable(c.name());
+        return "credential " + c.name() + " has no valid value now (" + (why == null ? "not fetched yet, failed, expired or revoked" : why) + ")";
     }
 
     static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String place, String detail) {

@@ -1,8 +1,5 @@
 package org.cyverse.mesa.egress.injector;
 
-import org.cyverse.mesa.egress.injector.SecretLease;
-import org.cyverse.mesa.egress.injector.SecretUnavailableException;
-
 /**
  * Makes the values of one minted credential and takes them back. Calls block (network): only the
  * credential store's executor calls them, never an event loop. Messages never hold a value.
@@ -19,6 +16,21 @@ public interface Minter {
 
     /** Makes {@code lease} unusable at its issuer (LiteLLM: blocked, then deleted when configured). */
     void retire(SecretLease lease) throws SecretUnavailableException;
+
+    /**
+     * Whether {@link #retire} takes values back at all; {@code false} when the issuer has no way
+     * to (an OAuth server without a revocation endpoint): replaced values are then just forgotten,
+     * never reported as retired.
+     */
+    default boolean retires() {
+        return true;
+    }
+
+    /**
+     * At stop and at the kill switch, after the values were retired (never at a reload): takes
+     * back what outlives them, such as an OAuth refresh token when the operator asked. Blocks.
+     */
+    default void end() throws SecretUnavailableException {}
 
     /** What a log line names a minted value by (its alias, never the value). */
     String describe(SecretLease lease);

@@ -36,6 +36,10 @@ final class Retirements {
 
     /** Retires {@code lease} after {@link #GRACE}; on stop, whatever is still outstanding goes with the rest. */
     void later(String credential, MintedKeys keys, SecretLease lease) {
+        if (!minters.get(credential).retires()) {
+            keys.retired(lease);
+            return;
+        }
         try {
             executor.schedule(() -> once(credential, keys, lease), GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
@@ -77,11 +81,28 @@ final class Retirements {
         }
     }
 
+    /** At stop and kill: each minter takes back what outlives its values ({@link Minter#end}), once. Blocks. */
+    void end() {
+        minters.forEach((credential, minter) -> {
+            try {
+                minter.end();
+            } catch (SecretUnavailableException | RuntimeException e) {
+                outcomes.accept(credential, "retire_failure");
+                LOG.warning("credential " + credential + ": taking back what outlives its values failed: "
+                        + (e instanceof SecretUnavailableException ? e.getMessage() : e.getClass().getName()));
+            }
+        });
+    }
+
     /** One attempt; whether {@code lease} is retired now. */
     private boolean once(String credential, MintedKeys keys, SecretLease lease) {
         Minter minter = minters.get(credential);
         if (!keys.outstanding().contains(lease)) {
             return true; // retired meanwhile
+        }
+        if (!minter.retires()) {
+            keys.retired(lease); // nothing to take back at this issuer: forgotten, not counted as retired
+            return true;
         }
         try {
             minter.retire(lease);

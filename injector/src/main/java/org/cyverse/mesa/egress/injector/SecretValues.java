@@ -31,6 +31,11 @@ public interface SecretValues {
     /** Changes whenever a credential gets a value it did not have before. */
     long generation();
 
+    /** Why {@code credential} has no value, as its source or issuer said (never a value), or {@code null} when unknown. */
+    default String whyUnavailable(String credential) {
+        return null;
+    }
+
     /**
      * Values for {@code check}: every credential has one, a stand-in that no request contains, so
      * the decision is the one the proxy makes once every credential has been fetched. Nothing is

@@ -9,10 +9,16 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.cyverse.mesa.egress.admission.Reason;
 import org.cyverse.mesa.egress.admission.Refusals;
 import org.cyverse.mesa.egress.admission.Verdict;
+import org.cyverse.mesa.egress.injector.CredentialSpec;
+import org.cyverse.mesa.egress.injector.CredentialStore;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.oauth2.OAuth2Spec;
 
 /**
  * The metrics of SPEC.md, in a registry of their own (one per proxy, so that several proxies in
@@ -73,6 +79,12 @@ public final class ProxyMetrics {
             .help("Calls to the issuer of a minted credential, by credential and outcome (success, failure: minting;"
                     + " retired, retire_failure: taking a key back)")
             .labelNames("credential", "outcome")
+            .register(registry);
+    private final Counter oauth2Tokens = Counter.builder()
+            .name("mesa_egress_oauth2_tokens_total")
+            .help("Calls to the token and revocation endpoints of oauth2 credentials, by credential, grant and outcome (success,"
+                    + " failure, revoked: the issuer answered invalid_grant; retired, retire_failure: revocation)")
+            .labelNames("credential", "grant", "outcome")
             .register(registry);
     private final Counter upstreamRefusals = Counter.builder()
             .name("mesa_egress_credential_upstream_refusals_total")
@@ -187,9 +199,16 @@ public final class ProxyMetrics {
         credentialRefresh.labelValues(credential, outcome).inc();
     }
 
-    /** What the credential store tells: fetches and mints. */
-    public org.cyverse.mesa.egress.injector.CredentialStore.Listener credentialListener() {
-        return new org.cyverse.mesa.egress.injector.CredentialStore.Listener() {
+    /** What the credential store of {@code credentials} tells: fetches and mints (an oauth2 credential's by its grant too). */
+    public CredentialStore.Listener credentialListener(List<CredentialSpec> credentials) {
+        Map<String, String> grants = new HashMap<>();
+        for (CredentialSpec c : credentials) {
+            OAuth2Spec oauth2 = c.kind(OAuth2Spec.class);
+            if (oauth2 != null) {
+                grants.put(c.name(), oauth2.grant().key());
+            }
+        }
+        return new CredentialStore.Listener() {
             @Override
             public void refreshed(String credential, String outcome) {
                 credentialRefresh(credential, outcome);
@@ -198,6 +217,10 @@ public final class ProxyMetrics {
             @Override
             public void minted(String credential, String outcome) {
                 mints.labelValues(credential, outcome).inc();
+                String grant = grants.get(credential);
+                if (grant != null) {
+                    oauth2Tokens.labelValues(credential, grant, outcome).inc();
+                }
             }
         };
     }

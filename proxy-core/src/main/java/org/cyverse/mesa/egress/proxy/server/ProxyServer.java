@@ -249,7 +249,7 @@ public final class ProxyServer implements AutoCloseable {
         // Minted keys are blocked at their issuer before the process goes: retried within what is
         // left of the drain window, at least a few seconds.
         long left = Math.max(TimeUnit.SECONDS.toNanos(3), deadline - System.nanoTime());
-        state.get().credentials().retireAll(Duration.ofNanos(left));
+        state.get().credentials().stop(Duration.ofNanos(left));
         close();
         return drained;
     }

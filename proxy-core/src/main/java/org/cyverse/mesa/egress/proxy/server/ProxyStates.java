@@ -61,7 +61,7 @@ final class ProxyStates {
             Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
                     ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()))
                     : Map.of();
-            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, background, metrics.credentialListener());
+            store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, background, metrics.credentialListener(config.credentials()));
             store.start();
         }
         AddressGuard guard = config.addressGuard(ownAddresses);

@@ -1,0 +1,273 @@
+package org.cyverse.mesa.egress.injector.oauth2;
+
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import org.cyverse.mesa.egress.injector.MintContext;
+import org.cyverse.mesa.egress.injector.Minter;
+import org.cyverse.mesa.egress.injector.Minters;
+import org.cyverse.mesa.egress.injector.Secret;
+import org.cyverse.mesa.egress.injector.SecretLease;
+import org.cyverse.mesa.egress.injector.SecretRef;
+import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+
+/**
+ * Gets an {@code oauth2} credential's access tokens at its token endpoint (RFC 6749 section 3.2)
+ * with its grant, and revokes them (RFC 7009) when they are replaced, at stop and at the kill
+ * switch. The credential store calls it one mint at a time, off any event loop, and refreshes
+ * ahead of expiry ({@link TokenAnswer} says how long a token is used).
+ *
+ * <p>What the proxy holds besides the access token travels as the lease's parts, so that every
+ * check that knows a credential's values knows them too: the refresh token (the newest, rotated
+ * as the server answers: {@link RefreshTokens}), the subject token or assertion, the client
+ * secret, and the signature part of each JWT among them (unique per token; the header part is
+ * shared by every token of an issuer and is never a needle). A request carrying any of them is a
+ * {@code secret_leak}; an answer echoing one is scrubbed.
+ *
+ * <p>Secrets are read from their references at every mint (a rotated file or an OpenBao update is
+ * picked up), sent only to the token and revocation endpoints, and scrubbed from every message.
+ */
+public final class OAuth2Minter implements Minter {
+
+    /** The part names of a lease (besides the access token). */
+    static final String REFRESH_TOKEN = "refresh_token";
+    static final String SUBJECT_TOKEN = "subject_token";
+    static final String CLIENT_SECRET = "client_secret";
+    static final String SIGNATURE = "_signature";
+
+    private final String credential;
+    private final OAuth2Spec spec;
+    private final MintContext context;
+    private final Endpoints endpoints;
+    private final RefreshTokens refreshTokens;
+    private final AtomicInteger sequence = new AtomicInteger();
+
+    public OAuth2Minter(String credential, OAuth2Spec spec, MintContext context) {
+        this.credential = credential;
+        this.spec = spec;
+        this.context = context;
+        this.endpoints = new Endpoints(spec, context.http(), context.timeout());
+        this.refreshTokens = spec.refreshToken() == null ? null
+                : RefreshTokens.chain((spec.tokenUrl() != null ? spec.tokenUrl() : spec.issuer()) + " " + spec.clientId() + " " + spec.refreshToken());
+    }
+
+    @Override
+    public SecretLease mint(SecretLease previous) throws SecretUnavailableException {
+        try {
+            URI token = endpoints.get().token();
+            if (refreshTokens == null) {
+                return exchange(token, null);
+            }
+            synchronized (refreshTokens) { // one refresh per chain, across minters of reloaded configs too
+                Secret inSource = readRefreshToken();
+                Secret refresh = refreshTokens.current(inSource);
+                return exchange(token, refresh);
+            }
+        } catch (SecretUnavailableException e) {
+            endpoints.forget();
+            throw e;
+        }
+    }
+
+    private SecretLease exchange(URI token, Secret refresh) throws SecretUnavailableException {
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("grant_type", spec.grant().wire());
+        Map<String, Secret> sent = new LinkedHashMap<>();
+        if (refresh != null) {
+            sent.put(REFRESH_TOKEN, refresh);
+        }
+        switch (spec.grant()) {
+            case REFRESH_TOKEN -> form.put("refresh_token", refresh.reveal());
+            case CLIENT_CREDENTIALS -> { }
+            case TOKEN_EXCHANGE -> {
+                Secret subject = read(spec.subjectToken(), "subject_token");
+                sent.put(SUBJECT_TOKEN, subject);
+                form.put("subject_token", subject.reveal());
+                form.put("subject_token_type", spec.subjectTokenType());
+                form.put("requested_token_type", "urn:ietf:params:oauth:token-type:access_token");
+                if (spec.audience() != null) {
+                    form.put("audience", spec.audience());
+                }
+            }
+            case JWT_BEARER -> {
+                Secret assertion = read(spec.subjectToken(), "subject_token");
+                sent.put(SUBJECT_TOKEN, assertion);
+                form.put("assertion", assertion.reveal());
+            }
+        }
+        if (spec.scope() != null) {
+            form.put("scope", spec.scope());
+        }
+        String where = "token endpoint " + token + " (" + spec.grant().key() + ")";
+        HttpResponse<String> response = post(token, form, sent, where);
+        Instant received = context.clock().instant();
+        if (response.statusCode() != 200) {
+            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), spec.audience(), scrubber(sent, null));
+        }
+        TokenAnswer answer = TokenAnswer.read(response, received, where);
+        Secret newestRefresh = refresh;
+        if (refreshTokens != null && answer.refresh() != null) {
+            refreshTokens.rotated(answer.refresh()); // at once: the old one may be revoked already
+            newestRefresh = answer.refresh();
+        } else if (refreshTokens == null) {
+            newestRefresh = answer.refresh(); // kept as a needle only; this grant never sends one
+        }
+        if (newestRefresh != null) {
+            sent.put(REFRESH_TOKEN, newestRefresh);
+        }
+        return new SecretLease(answer.access(), answer.usableUntil(), "token " + sequence.incrementAndGet(), parts(answer.access(), sent));
+    }
+
+    /** Every value beside the access token that must never reach the agent, and each JWT's signature part. */
+    private static Map<String, SecretLease> parts(Secret access, Map<String, Secret> held) {
+        Map<String, SecretLease> parts = new LinkedHashMap<>();
+        signature(parts, "access_token", access);
+        held.forEach((name, value) -> {
+            parts.put(name, new SecretLease(value, null, null));
+            signature(parts, name, value);
+        });
+        return parts;
+    }
+
+    private static void signature(Map<String, SecretLease> parts, String name, Secret token) {
+        JwtParts jwt = JwtParts.of(token.reveal());
+        if (jwt != null) {
+            parts.put(name + SIGNATURE, new SecretLease(Secret.of(jwt.signature()), null, null));
+        }
+    }
+
+    @Override
+    public boolean retires() {
+        return spec.revokeUrl() != null || spec.issuer() != null;
+    }
+
+    /** RFC 7009: revokes the access token; an issuer without a revocation endpoint has nothing to do. */
+    @Override
+    public void retire(SecretLease lease) throws SecretUnavailableException {
+        revoke(lease.secret(), "access_token");
+    }
+
+    /** At stop and kill, when the operator asked: the refresh token too (Keycloak ends the offline session with it). */
+    @Override
+    public void end() throws SecretUnavailableException {
+        if (spec.revokeRefreshToken() && refreshTokens != null) {
+            synchronized (refreshTokens) {
+                Secret refresh = refreshTokens.current(null);
+                if (refresh != null) {
+                    revoke(refresh, "refresh_token");
+                }
+            }
+        }
+    }
+
+    private void revoke(Secret token, String hint) throws SecretUnavailableException {
+        URI revoke = endpoints.get().revoke();
+        if (revoke == null) {
+            return;
+        }
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("token", token.reveal());
+        form.put("token_type_hint", hint);
+        String where = "revocation endpoint " + revoke;
+        Map<String, Secret> sent = Map.of(hint, token);
+        HttpResponse<String> response = post(revoke, form, sent, where);
+        if (response.statusCode() != 200) { // RFC 7009 section 2.2: 200 also for a token already invalid
+            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), null, scrubber(sent, null));
+        }
+    }
+
+    @Override
+    public String describe(SecretLease lease) {
+        return "oauth2 " + lease.version();
+    }
+
+    /** One form POST with the client's authentication (RFC 6749 section 2.3). */
+    private HttpResponse<String> post(URI endpoint, Map<String, String> form, Map<String, Secret> sent, String where)
+            throws SecretUnavailableException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+                .timeout(context.timeout())
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json");
+        Map<String, String> body = new LinkedHashMap<>(form);
+        switch (spec.clientAuth()) {
+            case NONE -> body.put("client_id", spec.clientId());
+            case CLIENT_SECRET_BASIC -> {
+                Secret secret = read(spec.clientSecret(), "client_secret");
+                sent.put(CLIENT_SECRET, secret);
+                // Section 2.3.1: each part form-encoded before Basic's base64.
+                String pair = formEncode(spec.clientId()) + ":" + formEncode(secret.reveal());
+                request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+            }
+            case CLIENT_SECRET_POST -> {
+                Secret secret = read(spec.clientSecret(), "client_secret");
+                sent.put(CLIENT_SECRET, secret);
+                body.put("client_id", spec.clientId());
+                body.put("client_secret", secret.reveal());
+            }
+            case PRIVATE_KEY_JWT -> {
+                Secret key = read(spec.clientAssertionKey(), "client_assertion_key");
+                body.put("client_id", spec.clientId());
+                body.put("client_assertion_type", ClientAssertion.TYPE);
+                body.put("client_assertion", ClientAssertion.sign(key, spec.clientId(), endpoint, context.clock(), credential));
+            }
+        }
+        String encoded = body.entrySet().stream().map(e -> formEncode(e.getKey()) + "=" + formEncode(e.getValue()))
+                .collect(Collectors.joining("&"));
+        request.POST(HttpRequest.BodyPublishers.ofString(encoded, StandardCharsets.US_ASCII));
+        return Minters.send(context.http(), request.build(), "credential " + credential + ": " + where, scrubber(sent, null));
+    }
+
+    private Secret readRefreshToken() throws SecretUnavailableException {
+        try {
+            return context.secrets().read(spec.refreshToken());
+        } catch (SecretUnavailableException e) {
+            if (refreshTokens.current(null) != null) {
+                return null; // the rotated token in memory serves; the reference is read again next time
+            }
+            throw unavailable("refresh_token", spec.refreshToken(), e);
+        }
+    }
+
+    private Secret read(SecretRef ref, String key) throws SecretUnavailableException {
+        try {
+            return context.secrets().read(ref);
+        } catch (SecretUnavailableException e) {
+            throw unavailable(key, ref, e);
+        }
+    }
+
+    private SecretUnavailableException unavailable(String key, SecretRef ref, SecretUnavailableException e) {
+        return new SecretUnavailableException("credential " + credential + ": " + key + " (" + ref + ") is unavailable: " + e.getMessage(),
+                e.revoked(), null);
+    }
+
+    /** Replaces every secret sent (and {@code extra}) in a message from the server or the HTTP client. */
+    private static UnaryOperator<String> scrubber(Map<String, Secret> sent, Secret extra) {
+        List<Secret> values = new ArrayList<>(sent.values());
+        if (extra != null) {
+            values.add(extra);
+        }
+        return text -> {
+            String scrubbed = text;
+            for (Secret s : values) {
+                scrubbed = scrubbed.replace(s.reveal(), "[redacted]");
+            }
+            return scrubbed;
+        };
+    }
+
+    private static String formEncode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}
