@@ -42,8 +42,8 @@ public final class CredentialRefusals {
                     + "; the agent should hold only its placeholder: rotate the secret if it was exposed";
             case PLAINTEXT_CREDENTIAL -> "credential " + credential + " is injected only over HTTPS: use https:// "
                     + "(or set allow_plaintext: true on the credential if the upstream has no TLS)";
-            case CREDENTIAL_UNAVAILABLE -> "credential " + credential + " could not be fetched and no valid value is cached; "
-                    + "check the proxy's log and /readyz, then retry";
+            case CREDENTIAL_UNAVAILABLE -> "credential " + credential + " could not be fetched and no valid value is cached;"
+                    + " the error says what its source or issuer answered last; check the proxy's log and /readyz, then retry";
             case SIGV4_UNSUPPORTED -> "the proxy re-signs AWS Signature Version 4 (AWS4-HMAC-SHA256) for credential " + credential
                     + ", in an Authorization header or a presigned URL; the error says what this request used and what to change";
             case SIGV4_SIGNATURE_MISMATCH -> "sign with credential " + credential + "'s sentinel key pair (AWS_ACCESS_KEY_ID and"

@@ -180,7 +180,8 @@ public final class OAuth2Minter implements Minter {
         form.put("token", token.reveal());
         form.put("token_type_hint", hint);
         String where = "revocation endpoint " + revoke;
-        Map<String, Secret> sent = Map.of(hint, token);
+        Map<String, Secret> sent = new LinkedHashMap<>();
+        sent.put(hint, token);
         HttpResponse<String> response = post(revoke, form, sent, where);
         if (response.statusCode() != 200) { // RFC 7009 section 2.2: 200 also for a token already invalid
             throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), null, scrubber(sent, null));
