@@ -23,6 +23,8 @@ public final class Main {
             "        print the decision for URL as JSON, without sending anything (exit 0 allow, 3 deny)",
             "  validate FILE",
             "        check a config file; one line per problem: FILE:LINE: key: message",
+            "  sentinels [--config FILE] [NAME]",
+            "        print each credential's placeholder for the agent (NAME SENTINEL), or NAME's alone",
             "  ca init --out DIR",
             "        write a new interception CA: DIR/ca.pem and DIR/ca.key (mode 0600); never overwrites",
             "  trust --ca-cert FILE --share-dir DIR [--upstream-ca FILE]",
@@ -62,6 +64,8 @@ public final class Main {
                     return ValidateCommand.run(rest, out, err);
                 case "ca":
                     return CaCommand.run(rest, out, err);
+                case "sentinels":
+                    return SentinelsCommand.run(rest, out, err, env);
                 case "trust":
                     return TrustCommand.run(rest, out, err, env);
                 case "approvals":

@@ -281,6 +281,41 @@ class MainTest extends CommandTestBase {
     }
 
     @Test
+    void checkShowsAnOauth2CredentialsGrantAndSentinelsPrintsItsJwtShapedPlaceholder() throws Exception {
+        Path config = dir.resolve("oauth2.yaml");
+        Files.writeString(config, "version: 1\nprofile: P3\ncredentials:\n  - name: cyverse-de\n    hosts: [\"de.cyverse.org\"]\n"
+                + "    sentinel: auto\n    oauth2:\n      issuer: https://kc.cyverse.org/realms/CyVerse\n      client_id: mesa-agent-proxy\n"
+                + "      client_secret: \"file:/run/secrets/kc#client_secret\"\n      grant: token_exchange\n"
+                + "      subject_token: \"file:/var/run/secrets/tokens/kc-token\"\n      audience: de\n"
+                + "  - name: anthropic\n    hosts: [\"llm-api.cyverse.ai\"]\n    secret: \"env:LLM_KEY\"\n");
+        assertEquals(0, run("check", "--config", config.toString(), "https://de.cyverse.org/terrain/secured/user-info"));
+        JsonNode applied = new ObjectMapper().readTree(out()).get("credentials").get(0);
+        assertEquals("cyverse-de", applied.get("name").asText());
+        assertEquals("minted: oauth2 access tokens from https://kc.cyverse.org/realms/CyVerse (discovery); grant token_exchange;"
+                + " client mesa-agent-proxy (client_secret_basic, secret file:/run/secrets/kc#client_secret); subject token"
+                + " file:/var/run/secrets/tokens/kc-token; audience de; revoked at the issuer's revocation endpoint",
+                applied.get("source").asText());
+
+        reset();
+        assertEquals(0, run("sentinels", "--config", config.toString()));
+        String[] line = out().strip().split(" ");
+        assertEquals("cyverse-de", line[0], "only credentials with a sentinel: " + out());
+        assertEquals(3, line[1].split("\\.").length, "a JWT's three parts: " + line[1]);
+        assertEquals(1, out().strip().lines().count(), out());
+        String sentinel = line[1];
+
+        reset();
+        assertEquals(0, run("sentinels", "--config", config.toString(), "cyverse-de"));
+        assertEquals(sentinel, out().strip(), "the same placeholder alone, for $(...) in a launcher");
+        reset();
+        assertEquals(2, run("sentinels", "--config", config.toString(), "anthropic"));
+        assertTrue(err().contains("credential anthropic has no sentinel"), err());
+        reset();
+        assertEquals(2, run("sentinels", "--config", config.toString(), "nope"));
+        assertTrue(err().contains("no credential is named \"nope\"; credentials: cyverse-de, anthropic"), err());
+    }
+
+    @Test
     void checkShowsAnAwsSigV4CredentialForItsHosts() throws Exception {
         Path config = dir.resolve("osn.yaml");
         Files.writeString(config, "version: 1\nprofile: P2\nallow:\n  - host: osn.cyverse.org\ncredentials:\n  - name: osn\n"

@@ -76,7 +76,9 @@ public record OAuth2Spec(URI tokenUrl, URI issuer, String clientId, ClientAuth c
         if (scope != null) {
             facts.add("scope \"" + scope + "\"");
         }
-        facts.add(revokeUrl == null ? "no revocation" : "revoked at " + revokeUrl + (revokeRefreshToken ? " (refresh token too)" : ""));
+        facts.add(revokeUrl != null ? "revoked at " + revokeUrl + (revokeRefreshToken ? " (refresh token too)" : "")
+                : issuer != null ? "revoked at the issuer's revocation endpoint" + (revokeRefreshToken ? " (refresh token too)" : "")
+                : "not revoked (no revoke_url)");
         return "minted: oauth2 access tokens from " + (tokenUrl != null ? tokenUrl : issuer + " (discovery)") + "; " + String.join("; ", facts);
     }
 }
