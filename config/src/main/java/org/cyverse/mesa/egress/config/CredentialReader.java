@@ -34,8 +34,9 @@ final class CredentialReader {
      * A valid credential and where its hosts were written, for {@link CredentialScope}'s messages.
      *
      * @param key e.g. {@code credentials[0]}
+     * @param source the entry as written, for problems found across entries
      */
-    record Entry(CredentialSpec spec, String key, List<Text> hosts) {}
+    record Entry(CredentialSpec spec, String key, List<Text> hosts, MapReader source) {}
 
     private CredentialReader() {}
 
@@ -61,6 +62,9 @@ final class CredentialReader {
                     entries.add(entry);
                 }
             }
+        }
+        for (KindReader reader : CredentialKinds.READERS) {
+            reader.acrossEntries(entries);
         }
         return entries;
     }
@@ -134,7 +138,7 @@ final class CredentialReader {
         }
         CredentialSpec spec = new CredentialSpec(name, hosts, ports, methods, paths, sentinel, header, format, secret, allowPlaintext,
                 bodySubstitution, kind, limits);
-        return new Entry(spec, key, hostTexts);
+        return new Entry(spec, key, hostTexts, c);
     }
 
     private static String sentinel(MapReader c, String key, Map<String, String> sentinels) {

@@ -29,6 +29,12 @@ interface KindReader {
     Read read(MapReader credential, Context context);
 
     /**
+     * Once every credential was read: problems between them (a credential that takes another's
+     * value names one that exists and can give it), reported on {@link CredentialReader.Entry#source}.
+     */
+    default void acrossEntries(List<CredentialReader.Entry> entries) {}
+
+    /**
      * What a reader is given.
      *
      * @param name the credential's name, or {@code null} when it has none (a problem already)

@@ -23,6 +23,9 @@ final class OAuth2Reader implements KindReader {
     static final List<String> KEYS = List.of("token_url", "issuer", "client_id", "client_secret", "client_assertion_key", "client_auth",
             "grant", "refresh_token", "subject_token", "subject_token_type", "audience", "scope", "revoke_url", "revoke_refresh_token");
 
+    /** {@code subject_token: "credential:NAME"}: the access token of another oauth2 credential of the file. */
+    static final String FROM_CREDENTIAL = "credential:";
+
     /** RFC 6749 appendix A.1 (client_id: VSCHAR) and A.4 (scope: space-separated NQCHAR tokens), without control characters. */
     private static final Pattern PRINTABLE = Pattern.compile("[\\x20-\\x7e]+");
     /** RFC 8693 section 3: token type identifiers are URIs. */
@@ -74,11 +77,23 @@ final class OAuth2Reader implements KindReader {
             }
         }
         SecretRef refresh = reference(o, "refresh_token", context.broker());
-        SecretRef subject = reference(o, "subject_token", context.broker());
+        SecretRef subject = null;
+        String subjectCredential = null;
+        String subjectText = o.string("subject_token");
+        if (subjectText != null && subjectText.startsWith(FROM_CREDENTIAL)) {
+            subjectCredential = subjectText.substring(FROM_CREDENTIAL.length());
+            if (!"token_exchange".equals(grantText)) {
+                o.problem("subject_token", FROM_CREDENTIAL + "NAME is a subject token for token_exchange only");
+            } else if (subjectCredential.isEmpty() || subjectCredential.equals(context.name())) {
+                o.problem("subject_token", FROM_CREDENTIAL + " must name another oauth2 credential, whose access token is exchanged");
+            }
+        } else {
+            subject = reference(o, "subject_token", context.broker());
+        }
         String subjectType = o.string("subject_token_type");
         String audience = o.string("audience");
         if (grant != null) {
-            inputs(o, grant, auth, refresh, subject, subjectType, audience);
+            inputs(o, grant, auth, refresh, subject != null ? subject : subjectCredential, subjectType, audience);
         }
         if (subjectType != null && !TOKEN_TYPE.matcher(subjectType).matches()) {
             o.problem("subject_token_type", "must be a token type URI (RFC 8693 section 3), e.g. " + OAuth2Spec.JWT_TOKEN_TYPE);
@@ -104,9 +119,44 @@ final class OAuth2Reader implements KindReader {
         }
         OAuth2Spec spec = new OAuth2Spec(tokenUrl, issuer, clientId, auth, clientSecret, assertionKey, grant, refresh, subject,
                 grant == Grant.TOKEN_EXCHANGE && subjectType == null ? OAuth2Spec.JWT_TOKEN_TYPE : subjectType, audience, scope,
-                revoke, revokeRefresh);
+                revoke, revokeRefresh, subjectCredential);
         String sentinel = "auto".equals(credential.string("sentinel")) ? autoSentinel(credential, context, audience) : null;
         return new Read(spec, null, sentinel, List.of(), null, "Authorization");
+    }
+
+    /** A {@code credential:NAME} subject names an oauth2 credential of the file that takes no subject credential itself. */
+    @Override
+    public void acrossEntries(List<CredentialReader.Entry> entries) {
+        for (CredentialReader.Entry entry : entries) {
+            OAuth2Spec spec = entry.spec().kind(OAuth2Spec.class);
+            if (spec == null || spec.subjectCredential() == null) {
+                continue;
+            }
+            CredentialReader.Entry named = entries.stream().filter(e -> e.spec().name().equals(spec.subjectCredential())).findFirst().orElse(null);
+            OAuth2Spec other = named == null ? null : named.spec().kind(OAuth2Spec.class);
+            String problem = named == null ? "names no credential of this file (\"" + spec.subjectCredential() + "\")"
+                    : other == null ? "names credential " + spec.subjectCredential() + ", which is not an oauth2 credential (its access token is"
+                            + " what is exchanged)"
+                    : other.subjectCredential() != null ? "names credential " + spec.subjectCredential() + ", which exchanges another"
+                            + " credential's token itself: exchange the user's token directly"
+                    : null;
+            if (problem != null) {
+                entry.source().problems().add(lineIn(entry.source(), "oauth2", "subject_token"), entry.key() + ".oauth2.subject_token",
+                        problem);
+            }
+        }
+    }
+
+    /** The line of {@code key}'s value in {@code block} of {@code credential}. */
+    private static int lineIn(MapReader credential, String block, String key) {
+        if (credential.raw(block) instanceof YamlNode.MapNode map) {
+            for (YamlNode.Entry e : map.entries()) {
+                if (e.key().equals(key)) {
+                    return e.value().line();
+                }
+            }
+        }
+        return credential.lineOf(block);
     }
 
     /** The JWT-shaped sentinel, registered as the credential's ({@link CredentialReader} leaves {@code auto} to the kind). */
@@ -122,7 +172,7 @@ final class OAuth2Reader implements KindReader {
         return sentinel;
     }
 
-    private static void inputs(MapReader o, Grant grant, ClientAuth auth, SecretRef refresh, SecretRef subject, String subjectType,
+    private static void inputs(MapReader o, Grant grant, ClientAuth auth, SecretRef refresh, Object subject, String subjectType,
             String audience) {
         String grantName = "the " + grant.key() + " grant";
         if (grant == Grant.REFRESH_TOKEN && refresh == null && !o.present("refresh_token")) {

@@ -142,6 +142,8 @@ class BrokenConfigTest {
             oauth2-subject-token-missing.yaml | 10: credentials[0].oauth2.subject_token: | is required by the token_exchange grant
             oauth2-refresh-token-literal.yaml | 11: credentials[0].oauth2.refresh_token: | must be a secret reference (file:, env: or openbao:), never the value itself
             oauth2-and-secret.yaml | 6: credentials[0].secret: | an oauth2 credential has no secret
+            oauth2-subject-credential-unknown.yaml | 11: credentials[0].oauth2.subject_token: | names no credential of this file ("kc-usr")
+            oauth2-subject-credential-not-oauth2.yaml | 14: credentials[1].oauth2.subject_token: | names credential llm, which is not an oauth2 credential
             sentinel-auto-plain.yaml | 6: credentials[0].sentinel: | auto is for kinds that shape their own placeholder (oauth2)
             mint-metadata-unset.yaml | 10: credentials[0].mint.litellm.metadata.analysis: | ${MESA_TEST_UNSET_VARIABLE} is not set
             mint-kind-unknown.yaml | 7: credentials[0].mint.openai: | unknown key

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
 
@@ -27,6 +28,14 @@ public final class Minters {
      * @return a minter per minted credential, by credential name
      */
     public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls) {
+        return create(credentials, sources, tls, () -> null);
+    }
+
+    /**
+     * @param values the store's values once it exists, for minters that exchange another credential's value
+     */
+    public static Map<String, Minter> create(List<CredentialSpec> credentials, Map<String, SecretSource> sources, SSLContext tls,
+            Supplier<SecretValues> values) {
         Map<String, Minter> minters = new LinkedHashMap<>();
         MintContext context = null;
         for (CredentialSpec spec : credentials) {
@@ -35,7 +44,7 @@ public final class Minters {
             }
             if (context == null) {
                 context = new MintContext(ref -> SecretSources.fetch(sources, ref).secret(),
-                        ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build(), TIMEOUT, Clock.systemUTC());
+                        ServiceClients.builder(tls, TIMEOUT).version(HttpClient.Version.HTTP_1_1).build(), TIMEOUT, Clock.systemUTC(), values);
             }
             Minter minter = spec.kind().kind().minter(spec, context);
             if (minter != null) {

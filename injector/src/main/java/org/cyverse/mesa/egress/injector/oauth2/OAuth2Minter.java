@@ -21,6 +21,7 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.SecretValues;
 
 /**
  * Gets an {@code oauth2} credential's access tokens at its token endpoint (RFC 6749 section 3.2)
@@ -91,7 +92,7 @@ public final class OAuth2Minter implements Minter {
             case REFRESH_TOKEN -> form.put("refresh_token", refresh.reveal());
             case CLIENT_CREDENTIALS -> { }
             case TOKEN_EXCHANGE -> {
-                Secret subject = read(spec.subjectToken(), "subject_token");
+                Secret subject = subject();
                 sent.put(SUBJECT_TOKEN, subject);
                 form.put("subject_token", subject.reveal());
                 form.put("subject_token_type", spec.subjectTokenType());
@@ -101,7 +102,7 @@ public final class OAuth2Minter implements Minter {
                 }
             }
             case JWT_BEARER -> {
-                Secret assertion = read(spec.subjectToken(), "subject_token");
+                Secret assertion = subject();
                 sent.put(SUBJECT_TOKEN, assertion);
                 form.put("assertion", assertion.reveal());
             }
@@ -227,6 +228,22 @@ public final class OAuth2Minter implements Minter {
                 .collect(Collectors.joining("&"));
         request.POST(HttpRequest.BodyPublishers.ofString(encoded, StandardCharsets.US_ASCII));
         return Minters.send(context.http(), request.build(), "credential " + credential + ": " + where, scrubber(sent, null));
+    }
+
+    /** The subject token (or assertion): read from its reference, or the subject credential's current access token. */
+    private Secret subject() throws SecretUnavailableException {
+        String other = spec.subjectCredential();
+        if (other == null) {
+            return read(spec.subjectToken(), "subject_token");
+        }
+        SecretValues values = context.values().get();
+        SecretLease lease = values == null ? null : values.lease(other).orElse(null);
+        if (lease == null) {
+            String why = values == null ? null : values.whyUnavailable(other);
+            throw new SecretUnavailableException("credential " + credential + ": its subject, credential " + other
+                    + ", has no valid token now" + (why == null ? " (not fetched yet)" : ": " + why));
+        }
+        return lease.secret();
     }
 
     private Secret readRefreshToken() throws SecretUnavailableException {

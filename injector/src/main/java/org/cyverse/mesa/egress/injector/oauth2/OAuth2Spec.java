@@ -22,17 +22,21 @@ import org.cyverse.mesa.egress.injector.SecretRef;
  * @param clientAssertionKey the private key (PEM or JWK) for {@code private_key_jwt}, else {@code null}
  * @param grant how tokens are obtained
  * @param refreshToken the user's refresh or offline token ({@code refresh_token} grant), else {@code null}
- * @param subjectToken the subject token ({@code token_exchange}) or assertion ({@code jwt_bearer}), else {@code null}
+ * @param subjectToken the subject token ({@code token_exchange}) or assertion ({@code jwt_bearer}) as a secret reference,
+ *     else {@code null}
  * @param subjectTokenType RFC 8693's {@code subject_token_type} ({@code token_exchange})
  * @param audience the one audience tokens are requested for ({@code token_exchange}), or {@code null}
  * @param scope the {@code scope} requested, or {@code null}
  * @param revokeUrl RFC 7009's endpoint, where the proxy's access tokens are revoked at stop and kill; or {@code null}
  * @param revokeRefreshToken whether the refresh token is revoked there too at stop and kill (ends the user's
  *     offline session: only when the operator says so)
+ * @param subjectCredential the {@code oauth2} credential whose current access token is the subject token
+ *     ({@code subject_token: "credential:NAME"}: the user's token, refreshed by the proxy, exchanged for this
+ *     credential's audience), or {@code null}
  */
 public record OAuth2Spec(URI tokenUrl, URI issuer, String clientId, ClientAuth clientAuth, SecretRef clientSecret,
         SecretRef clientAssertionKey, Grant grant, SecretRef refreshToken, SecretRef subjectToken, String subjectTokenType,
-        String audience, String scope, URI revokeUrl, boolean revokeRefreshToken) implements KindSpec {
+        String audience, String scope, URI revokeUrl, boolean revokeRefreshToken, String subjectCredential) implements KindSpec {
 
     /** RFC 8693 section 3: the type of a JWT subject token, the default {@code subject_token_type}. */
     public static final String JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt";
@@ -41,6 +45,17 @@ public record OAuth2Spec(URI tokenUrl, URI issuer, String clientId, ClientAuth c
         if ((tokenUrl == null) == (issuer == null)) {
             throw new IllegalArgumentException("exactly one of token_url and issuer");
         }
+        if (subjectToken != null && subjectCredential != null) {
+            throw new IllegalArgumentException("a subject token from a reference or from a credential, not both");
+        }
+    }
+
+    /** Without a subject credential. */
+    public OAuth2Spec(URI tokenUrl, URI issuer, String clientId, ClientAuth clientAuth, SecretRef clientSecret, SecretRef clientAssertionKey,
+            Grant grant, SecretRef refreshToken, SecretRef subjectToken, String subjectTokenType, String audience, String scope, URI revokeUrl,
+            boolean revokeRefreshToken) {
+        this(tokenUrl, issuer, clientId, clientAuth, clientSecret, clientAssertionKey, grant, refreshToken, subjectToken, subjectTokenType,
+                audience, scope, revokeUrl, revokeRefreshToken, null);
     }
 
     @Override
@@ -67,8 +82,9 @@ public record OAuth2Spec(URI tokenUrl, URI issuer, String clientId, ClientAuth c
         if (refreshToken != null) {
             facts.add("refresh token " + refreshToken);
         }
-        if (subjectToken != null) {
-            facts.add((grant == Grant.JWT_BEARER ? "assertion " : "subject token ") + subjectToken);
+        if (subjectToken != null || subjectCredential != null) {
+            facts.add((grant == Grant.JWT_BEARER ? "assertion " : "subject token ")
+                    + (subjectToken != null ? subjectToken : "the access token of credential " + subjectCredential));
         }
         if (audience != null) {
             facts.add("audience " + audience);

@@ -47,6 +47,7 @@ import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
 import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
+import org.cyverse.mesa.egress.injector.SecretValues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -178,6 +179,48 @@ class OAuth2MinterTest {
     }
 
     @Test
+    void theSubjectMayBeAnotherCredentialsCurrentToken() throws Exception {
+        String users = jwt(300);
+        java.util.concurrent.atomic.AtomicReference<String> current = new java.util.concurrent.atomic.AtomicReference<>();
+        SecretValues values = new SecretValues() {
+            @Override
+            public java.util.Optional<Secret> current(String credential) {
+                return "kc-user".equals(credential) && current.get() != null ? java.util.Optional.of(Secret.of(current.get()))
+                        : java.util.Optional.empty();
+            }
+
+            @Override
+            public List<Secret> held(String credential) {
+                return List.of();
+            }
+
+            @Override
+            public long generation() {
+                return 0;
+            }
+
+            @Override
+            public String whyUnavailable(String credential) {
+                return "token endpoint answered 400 invalid_grant";
+            }
+        };
+        server.stubFor(post("/token").willReturn(json("{\"access_token\":\"A-de\",\"token_type\":\"Bearer\",\"expires_in\":300}")));
+        OAuth2Spec spec = new OAuth2Spec(tokenUrl(), null, CLIENT, ClientAuth.CLIENT_SECRET_BASIC, ref(write("secret", CLIENT_SECRET)), null,
+                Grant.TOKEN_EXCHANGE, null, null, "urn:ietf:params:oauth:token-type:access_token", "de", null, null, false, "kc-user");
+        OAuth2Minter minter = new OAuth2Minter("cyverse-de", spec, context(() -> values));
+
+        SecretUnavailableException e = assertThrows(SecretUnavailableException.class, () -> minter.mint(null));
+        assertTrue(e.getMessage().contains("its subject, credential kc-user, has no valid token now: token endpoint answered 400 invalid_grant"),
+                e.getMessage());
+        assertFalse(e.revoked(), "tried again: the subject may come back");
+
+        current.set(users);
+        minter.mint(null);
+        assertEquals(users, sentForms().get(0).get("subject_token"));
+        assertEquals("urn:ietf:params:oauth:token-type:access_token", sentForms().get(0).get("subject_token_type"));
+    }
+
+    @Test
     void jwtBearerGrantWithAPrivateKeyJwtClient() throws Exception {
         KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
         generator.initialize(2048);
@@ -302,14 +345,17 @@ class OAuth2MinterTest {
     }
 
     private OAuth2Minter minter(OAuth2Spec spec) {
-        MintContext context = new MintContext(ref -> {
+        return new OAuth2Minter("cyverse-de", spec, context(() -> null));
+    }
+
+    private static MintContext context(java.util.function.Supplier<SecretValues> values) {
+        return new MintContext(ref -> {
             try {
                 return Secret.of(Files.readString(Path.of(ref.location())).trim());
             } catch (java.io.IOException e) {
                 throw new SecretUnavailableException(ref + " cannot be read");
             }
-        }, HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build(), Duration.ofSeconds(5), Clock.systemUTC());
-        return new OAuth2Minter("cyverse-de", spec, context);
+        }, HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build(), Duration.ofSeconds(5), Clock.systemUTC(), values);
     }
 
     private URI tokenUrl() {

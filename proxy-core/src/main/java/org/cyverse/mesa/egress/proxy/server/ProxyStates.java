@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 import org.cyverse.mesa.egress.admission.Admission;
 import org.cyverse.mesa.egress.admission.RunningProxy;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
@@ -58,10 +59,13 @@ final class ProxyStates {
         if (previous != null && (kill.pulled() || previous.sameValuesAs(config))) {
             store = previous.credentials(); // after a kill: the dead store, so that nothing is fetched or minted again
         } else {
+            AtomicReference<CredentialStore> made = new AtomicReference<>(); // a minter may exchange another credential's value
             Map<String, Minter> minters = config.credentials().stream().anyMatch(CredentialSpec::minted)
-                    ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()))
+                    ? Minters.create(config.credentials(), secretSources.bySchemes(), UpstreamTls.jdkContext(config.tls().upstreamCa()),
+                            made::get)
                     : Map.of();
             store = new CredentialStore(config.credentials(), secretSources.bySchemes(), minters, background, metrics.credentialListener(config.credentials()));
+            made.set(store);
             store.start();
         }
         AddressGuard guard = config.addressGuard(ownAddresses);
