@@ -213,19 +213,25 @@ public final class CredentialStore implements SecretValues, AutoCloseable {
      * minted values could not be retired.
      */
     public int stop(Duration budget) {
-        int left = retireAll(budget);
+        int left = retire(budget, true);
         retirements.end();
         return left;
     }
 
     /**
-     * Retires every minted value not retired yet (on stop; a value still in use stops working),
-     * retrying within {@code budget}; blocks. Returns how many could not be retired.
+     * Retires the minted values of a store a reload replaced (a value still in use stops working),
+     * retrying within {@code budget}; values whose minter does not
+     * {@linkplain Minter#retiresReplaced retire replaced values} are left to run out. Blocks.
+     * Returns how many could not be retired.
      */
     public int retireAll(Duration budget) {
+        return retire(budget, false);
+    }
+
+    private int retire(Duration budget, boolean ending) {
         Map<String, MintedKeys> minted = new LinkedHashMap<>();
         states.values().stream().filter(s -> s.spec.minted()).forEach(s -> minted.put(s.spec.name(), s.minted));
-        return retirements.all(minted, budget);
+        return retirements.all(minted, budget, ending);
     }
 
     /** Stops refreshing. Values already fetched stay usable until they expire. */

@@ -27,6 +27,17 @@ public interface Minter {
     }
 
     /**
+     * Whether a value replaced while the job goes on (by a refresh, or by a reload's new store) is
+     * taken back; by default whenever {@link #retires}. {@code false} where taking one back would
+     * break the values that replace it: Keycloak removes the client from the user's session when
+     * any access token of it is revoked, so the refresh token behind the next one would die.
+     * Such values are taken back at stop and kill only, and otherwise run out on their own.
+     */
+    default boolean retiresReplaced() {
+        return retires();
+    }
+
+    /**
      * At stop and at the kill switch, after the values were retired (never at a reload): takes
      * back what outlives them, such as an OAuth refresh token when the operator asked. Blocks.
      */

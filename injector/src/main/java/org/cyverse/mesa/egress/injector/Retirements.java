@@ -36,7 +36,7 @@ final class Retirements {
 
     /** Retires {@code lease} after {@link #GRACE}; on stop, whatever is still outstanding goes with the rest. */
     void later(String credential, MintedKeys keys, SecretLease lease) {
-        if (!minters.get(credential).retires()) {
+        if (!minters.get(credential).retiresReplaced()) {
             keys.retired(lease);
             return;
         }
@@ -50,9 +50,18 @@ final class Retirements {
 
     /**
      * Retires every outstanding value of {@code all} (by credential name), trying again with a
-     * short back-off until {@code budget} is spent. Blocks. Returns how many are left.
+     * short back-off until {@code budget} is spent; unless {@code ending} (stop, kill), only those
+     * whose minter {@linkplain Minter#retiresReplaced retires replaced values}. Blocks. Returns how
+     * many are left.
      */
-    int all(Map<String, MintedKeys> all, Duration budget) {
+    int all(Map<String, MintedKeys> all, Duration budget, boolean ending) {
+        if (!ending) {
+            all.forEach((credential, keys) -> {
+                if (!minters.get(credential).retiresReplaced()) {
+                    keys.outstanding().forEach(keys::retired); // left to run out: see Minter#retiresReplaced
+                }
+            });
+        }
         long deadline = System.nanoTime() + budget.toNanos();
         long pause = 100;
         while (true) {

@@ -127,6 +127,9 @@ public final class OAuth2Minter implements Minter {
         if (newestRefresh != null) {
             sent.put(REFRESH_TOKEN, newestRefresh);
         }
+        if (refresh != null && !refresh.equals(newestRefresh)) {
+            sent.put(REFRESH_TOKEN + "_used", refresh); // rotated away, yet still the user's: a needle as long as it is held
+        }
         return new SecretLease(answer.access(), answer.usableUntil(), "token " + sequence.incrementAndGet(), parts(answer.access(), sent));
     }
 
@@ -151,6 +154,16 @@ public final class OAuth2Minter implements Minter {
     @Override
     public boolean retires() {
         return spec.revokeUrl() != null || spec.issuer() != null;
+    }
+
+    /**
+     * Keycloak (26.7, observed) removes the client from the user's online session when any of its
+     * access tokens is revoked, the exchanged ones included: revoking a replaced token mid-job
+     * would end the refresh token the next one comes from. Tokens are revoked at stop and kill only.
+     */
+    @Override
+    public boolean retiresReplaced() {
+        return false;
     }
 
     /** RFC 7009: revokes the access token; an issuer without a revocation endpoint has nothing to do. */
