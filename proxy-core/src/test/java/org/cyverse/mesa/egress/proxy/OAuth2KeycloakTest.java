@@ -207,7 +207,7 @@ class OAuth2KeycloakTest {
         String yaml = "  - name: cyverse-de\n    hosts: [\"de.cyverse.org\"]\n    ports: [" + de.port() + "]\n    sentinel: auto\n"
                 + "    oauth2:\n" + client() + "      grant: jwt_bearer\n      subject_token: \"file:" + dir.resolve("assertion") + "\"\n"
                 + "  - name: service\n    hosts: [\"data.cyverse.org\"]\n    ports: [" + data.port() + "]\n"
-                + "    oauth2:\n" + client() + "      grant: client_credentials\n";
+                + "    oauth2:\n" + client() + "      grant: client_credentials\n      revoke_url: " + keycloak.revocationEndpoint() + "\n";
         try (ProxyFixture proxy = ProxyFixture.start(config(yaml), resolver())) {
             proxy.awaitReady(Duration.ofSeconds(30));
             HttpClient agent = proxy.interceptingClient();
@@ -222,6 +222,11 @@ class OAuth2KeycloakTest {
                     .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, asService.statusCode(), asService.body());
             assertEquals(PROXY_CLIENT, JSON.readTree(asService.body()).path("azp").asText());
+
+            // At stop the tokens the proxy holds are revoked at the issuer (RFC 7009, discovered or configured).
+            assertTrue(proxy.server().stop(Duration.ofSeconds(2)));
+            assertEquals(1, metric(proxy, "mesa_egress_oauth2_tokens_total{credential=\"service\",grant=\"client_credentials\",outcome=\"retired\"}"),
+                    new String(proxy.server().metrics().scrape()));
         }
     }
 

@@ -1,25 +1,15 @@
 package org.cyverse.mesa.egress.injector.oauth2;
 
 import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 import org.cyverse.mesa.egress.injector.MintContext;
 import org.cyverse.mesa.egress.injector.Minter;
-import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretLease;
-import org.cyverse.mesa.egress.injector.SecretRef;
 import org.cyverse.mesa.egress.injector.SecretUnavailableException;
 import org.cyverse.mesa.egress.injector.SecretValues;
 
@@ -52,6 +42,7 @@ public final class OAuth2Minter implements Minter {
     private final MintContext context;
     private final Endpoints endpoints;
     private final RefreshTokens refreshTokens;
+    private final ClientCalls client;
     private final AtomicInteger sequence = new AtomicInteger();
 
     public OAuth2Minter(String credential, OAuth2Spec spec, MintContext context) {
@@ -59,6 +50,7 @@ public final class OAuth2Minter implements Minter {
         this.spec = spec;
         this.context = context;
         this.endpoints = new Endpoints(spec, context.http(), context.timeout());
+        this.client = new ClientCalls(credential, spec, context);
         this.refreshTokens = spec.refreshToken() == null ? null
                 : RefreshTokens.chain((spec.tokenUrl() != null ? spec.tokenUrl() : spec.issuer()) + " " + spec.clientId() + " " + spec.refreshToken());
     }
@@ -111,10 +103,10 @@ public final class OAuth2Minter implements Minter {
             form.put("scope", spec.scope());
         }
         String where = "token endpoint " + token + " (" + spec.grant().key() + ")";
-        HttpResponse<String> response = post(token, form, sent, where);
+        HttpResponse<String> response = client.post(token, form, sent, where);
         Instant received = context.clock().instant();
         if (response.statusCode() != 200) {
-            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), spec.audience(), scrubber(sent, null));
+            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), spec.audience(), ClientCalls.scrubber(sent));
         }
         TokenAnswer answer = TokenAnswer.read(response, received, where);
         Secret newestRefresh = refresh;
@@ -196,9 +188,9 @@ public final class OAuth2Minter implements Minter {
         String where = "revocation endpoint " + revoke;
         Map<String, Secret> sent = new LinkedHashMap<>();
         sent.put(hint, token);
-        HttpResponse<String> response = post(revoke, form, sent, where);
+        HttpResponse<String> response = client.post(revoke, form, sent, where);
         if (response.statusCode() != 200) { // RFC 7009 section 2.2: 200 also for a token already invalid
-            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), null, scrubber(sent, null));
+            throw OAuth2Errors.of(where, response.statusCode(), response.body(), spec.grant(), null, ClientCalls.scrubber(sent));
         }
     }
 
@@ -207,47 +199,11 @@ public final class OAuth2Minter implements Minter {
         return "oauth2 " + lease.version();
     }
 
-    /** One form POST with the client's authentication (RFC 6749 section 2.3). */
-    private HttpResponse<String> post(URI endpoint, Map<String, String> form, Map<String, Secret> sent, String where)
-            throws SecretUnavailableException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
-                .timeout(context.timeout())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .header("Accept", "application/json");
-        Map<String, String> body = new LinkedHashMap<>(form);
-        switch (spec.clientAuth()) {
-            case NONE -> body.put("client_id", spec.clientId());
-            case CLIENT_SECRET_BASIC -> {
-                Secret secret = read(spec.clientSecret(), "client_secret");
-                sent.put(CLIENT_SECRET, secret);
-                // Section 2.3.1: each part form-encoded before Basic's base64.
-                String pair = formEncode(spec.clientId()) + ":" + formEncode(secret.reveal());
-                request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
-            }
-            case CLIENT_SECRET_POST -> {
-                Secret secret = read(spec.clientSecret(), "client_secret");
-                sent.put(CLIENT_SECRET, secret);
-                body.put("client_id", spec.clientId());
-                body.put("client_secret", secret.reveal());
-            }
-            case PRIVATE_KEY_JWT -> {
-                Secret key = read(spec.clientAssertionKey(), "client_assertion_key");
-                body.put("client_id", spec.clientId());
-                body.put("client_assertion_type", ClientAssertion.TYPE);
-                body.put("client_assertion", ClientAssertion.sign(key, spec.clientId(), endpoint, context.clock(), credential));
-            }
-        }
-        String encoded = body.entrySet().stream().map(e -> formEncode(e.getKey()) + "=" + formEncode(e.getValue()))
-                .collect(Collectors.joining("&"));
-        request.POST(HttpRequest.BodyPublishers.ofString(encoded, StandardCharsets.US_ASCII));
-        return Minters.send(context.http(), request.build(), "credential " + credential + ": " + where, scrubber(sent, null));
-    }
-
     /** The subject token (or assertion): read from its reference, or the subject credential's current access token. */
     private Secret subject() throws SecretUnavailableException {
         String other = spec.subjectCredential();
         if (other == null) {
-            return read(spec.subjectToken(), "subject_token");
+            return client.read(spec.subjectToken(), "subject_token");
         }
         SecretValues values = context.values().get();
         SecretLease lease = values == null ? null : values.lease(other).orElse(null);
@@ -266,39 +222,8 @@ public final class OAuth2Minter implements Minter {
             if (refreshTokens.current(null) != null) {
                 return null; // the rotated token in memory serves; the reference is read again next time
             }
-            throw unavailable("refresh_token", spec.refreshToken(), e);
+            throw client.unavailable("refresh_token", spec.refreshToken(), e);
         }
     }
 
-    private Secret read(SecretRef ref, String key) throws SecretUnavailableException {
-        try {
-            return context.secrets().read(ref);
-        } catch (SecretUnavailableException e) {
-            throw unavailable(key, ref, e);
-        }
-    }
-
-    private SecretUnavailableException unavailable(String key, SecretRef ref, SecretUnavailableException e) {
-        return new SecretUnavailableException("credential " + credential + ": " + key + " (" + ref + ") is unavailable: " + e.getMessage(),
-                e.revoked(), null);
-    }
-
-    /** Replaces every secret sent (and {@code extra}) in a message from the server or the HTTP client. */
-    private static UnaryOperator<String> scrubber(Map<String, Secret> sent, Secret extra) {
-        List<Secret> values = new ArrayList<>(sent.values());
-        if (extra != null) {
-            values.add(extra);
-        }
-        return text -> {
-            String scrubbed = text;
-            for (Secret s : values) {
-                scrubbed = scrubbed.replace(s.reveal(), "[redacted]");
-            }
-            return scrubbed;
-        };
-    }
-
-    private static String formEncode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
-    }
 }
