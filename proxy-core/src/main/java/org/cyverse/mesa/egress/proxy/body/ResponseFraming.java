@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
 import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.EchoScrubber;
 import org.cyverse.mesa.egress.injector.StreamReplacer;
@@ -38,6 +39,13 @@ public record ResponseFraming(boolean upstreamReusable, boolean closeClient, Res
             boolean credentialHost) {
         int status = response.status().code();
         boolean bodyless = HttpMethod.HEAD.equals(request.method()) || status == 204 || status == 304;
+        String transfer = otherTransferCoding(response.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING));
+        if (transfer != null) {
+            // Netty decodes the final chunked framing only: what a coding before it left would reach the client
+            // as body bytes without a Content-Encoding, unread by the scrubbing (RFC 9112 section 7).
+            return new ResponseFraming(false, true, null, "the upstream framed its answer with Transfer-Encoding: " + transfer
+                    + ", a transfer-coding the proxy does not decode (only chunked): its body cannot be read for secrets", -1);
+        }
         boolean chunked = HttpUtil.isTransferEncodingChunked(response);
         boolean upstreamReusable = HttpUtil.isKeepAlive(response);
         if (!bodyless && !chunked && !HttpUtil.isContentLengthSet(response)) {
@@ -82,5 +90,19 @@ public record ResponseFraming(boolean upstreamReusable, boolean closeClient, Res
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
         return new ResponseFraming(upstreamReusable, closeClient, body, null, declaredLength);
+    }
+
+    /** The whole {@code Transfer-Encoding} when it names any coding but a single {@code chunked}; else {@code null}. */
+    static String otherTransferCoding(List<String> fields) {
+        if (fields.isEmpty()) {
+            return null;
+        }
+        String all = String.join(", ", fields);
+        for (String coding : all.split(",")) {
+            if (!coding.strip().equalsIgnoreCase("chunked")) {
+                return all;
+            }
+        }
+        return all.split(",").length == 1 ? null : all; // "chunked, chunked" is no better
     }
 }
