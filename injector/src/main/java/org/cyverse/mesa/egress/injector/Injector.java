@@ -159,8 +159,17 @@ public final class Injector implements CredentialStep {
             }
             done.add(new Injection.Applied(c.name(), actions));
         }
+        if (WholeAnswers.ask(headers)) {
+            done.set(0, new Injection.Applied(done.get(0).credential(), plus(done.get(0).actions(), WholeAnswers.ACTION)));
+        }
         return new Injection(Injection.Outcome.INJECTED, applied.get(0).name(), pathAndQuery, headers, body, done,
                 "injected " + String.join(", ", applied.stream().map(CredentialSpec::name).toList()), null);
+    }
+
+    private static List<String> plus(List<String> list, String more) {
+        List<String> all = new ArrayList<>(list);
+        all.add(more);
+        return List.copyOf(all);
     }
 
     /**

@@ -135,6 +135,8 @@ class S3ThroughProxyTest {
             s.createBucket(b -> b.bucket("round-trip"));
             s.putObject(b -> b.bucket("round-trip").key(key), RequestBody.fromString("hello through the proxy"));
             assertEquals("hello through the proxy", s.getObjectAsBytes(b -> b.bucket("round-trip").key(key)).asUtf8String());
+            // A ranged read keeps its range: SigV4 puts no secret on the request (WholeAnswers), the answer is the object.
+            assertEquals("through", s.getObjectAsBytes(b -> b.bucket("round-trip").key(key).range("bytes=6-12")).asUtf8String());
             assertEquals(List.of(key), s.listObjectsV2(b -> b.bucket("round-trip")).contents().stream().map(o -> o.key()).toList());
             s.deleteObject(b -> b.bucket("round-trip").key(key));
             assertEquals(0, s.listObjectsV2(b -> b.bucket("round-trip")).keyCount());

@@ -12,6 +12,7 @@ import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.WholeAnswers;
 
 /**
  * The {@code github_app} credentials of SPEC.md step 5: to the API, {@code Authorization: Bearer
@@ -99,12 +100,16 @@ public final class GitHubStep implements CredentialStep {
             }
         }
         headers.add(Map.entry("Authorization", value));
+        List<String> actions = new ArrayList<>();
+        actions.add("authorization set: installation token as " + (git ? "Basic x-access-token" : "Bearer") + " (" + where(route, operation) + ")");
+        if (WholeAnswers.ask(headers)) {
+            actions.add(WholeAnswers.ACTION);
+        }
         if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
             use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule()));
         }
-        String where = route.repository() == null ? operation : operation + " " + route.repository();
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
-                List.of("authorization set: installation token as " + (git ? "Basic x-access-token" : "Bearer") + " (" + where + ")"))),
+                List.copyOf(actions))),
                 "injected " + c.name(), null, use);
     }
 
@@ -124,5 +129,9 @@ public final class GitHubStep implements CredentialStep {
 
     private static Injection refusal(Injection.Outcome outcome, CredentialSpec c, String detail, GitHubUse use) {
         return new Injection(outcome, c.name(), null, null, Map.of(), List.of(), detail, null, use);
+    }
+
+    private static String where(GitHubRoute route, String operation) {
+        return route.repository() == null ? operation : operation + " " + route.repository();
     }
 }
