@@ -152,6 +152,7 @@ final class SecretScrubbing {
                     needles.add(Needle.of(secret.reveal(), c.name()));
                 }
                 SecretForms.of(secret.reveal(), standIn).forEach(text::putIfAbsent);
+                SecretForms.encoded(secret.reveal(), standIn).forEach(text::putIfAbsent);
                 SecretForms.of(secret.reveal(), "[redacted:" + c.name() + "]").forEach(redactions::putIfAbsent);
             }
         }
