@@ -21,7 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import org.cyverse.mesa.egress.testkit.BodyUpstream;
 import org.cyverse.mesa.egress.testkit.Curl;
 import org.cyverse.mesa.egress.testkit.ProxyFixture;
@@ -169,6 +171,40 @@ class BodyScanTest {
         int before = other.seen().size();
         assertRefused(post(otherUrl("/form"), "application/x-www-form-urlencoded", value.getBytes(StandardCharsets.UTF_8)),
                 "secret_leak", other, before);
+    }
+
+    /**
+     * The encodings a second security review carried a secret through to a plain-http upstream in
+     * (issue 40): each reached the upstream before.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hex", "HEX", "double-percent", "utf-16le-json", "quoted-printable", "html-decimal", "html-hex"})
+    void anEncodingTheReviewUsedIsRefusedOverPlainHttp(String encoding) throws Exception {
+        byte[] secret = SECRET.getBytes(StandardCharsets.UTF_8);
+        StringBuilder doubled = new StringBuilder();
+        StringBuilder decimal = new StringBuilder();
+        StringBuilder hexRefs = new StringBuilder();
+        for (byte b : secret) {
+            doubled.append("%25").append(HexFormat.of().withUpperCase().toHexDigits(b));
+            decimal.append("&#").append(b).append(';');
+            hexRefs.append("&#x").append(HexFormat.of().toHexDigits(b)).append(';');
+        }
+        String hex = HexFormat.of().formatHex(("token=" + SECRET).getBytes(StandardCharsets.UTF_8));
+        String contentType = "text/plain";
+        byte[] body = switch (encoding) {
+            case "hex" -> ("{\"blob\":\"" + hex + "\"}").getBytes(StandardCharsets.US_ASCII);
+            case "HEX" -> hex.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+            case "double-percent" -> ("q=" + doubled).getBytes(StandardCharsets.US_ASCII);
+            case "utf-16le-json" -> ("{\"key\":\"" + SECRET + "\"}").getBytes(StandardCharsets.UTF_16LE);
+            case "quoted-printable" -> ("--b\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nkey=3D" + SECRET.substring(0, 9) + "=\r\n"
+                    + SECRET.substring(9) + "\r\n--b--\r\n").getBytes(StandardCharsets.US_ASCII);
+            case "html-decimal" -> ("<p>" + decimal + "</p>").getBytes(StandardCharsets.US_ASCII);
+            default -> ("<p>" + hexRefs + "</p>").getBytes(StandardCharsets.US_ASCII);
+        };
+        int before = plain.seen().size();
+        HttpResponse<String> response = post("http://127.0.0.1:" + plain.port() + "/paste", contentType, body);
+        assertRefused(response, "secret_leak", plain, before);
+        assertTrue(response.body().contains("request body"), response.body());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -3,8 +3,10 @@ package org.cyverse.mesa.egress.injector.scan;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -46,5 +48,16 @@ public final class EncodedForms {
         List<byte[]> out = new ArrayList<>();
         fragments.forEach(f -> out.add(f.getBytes(StandardCharsets.US_ASCII)));
         return out;
+    }
+
+    /** {@code value}'s bytes as hex, lowercase then uppercase (a hex dump, a hex-encoded field). */
+    public static List<byte[]> hex(byte[] value) {
+        String lower = HexFormat.of().formatHex(value);
+        return List.of(lower.getBytes(StandardCharsets.US_ASCII), lower.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** {@code value} in UTF-16LE then UTF-16BE (a document a Windows tool or a JavaScript runtime wrote as UTF-16 text). */
+    public static List<byte[]> utf16(String value) {
+        return List.of(value.getBytes(StandardCharsets.UTF_16LE), value.getBytes(StandardCharsets.UTF_16BE));
     }
 }

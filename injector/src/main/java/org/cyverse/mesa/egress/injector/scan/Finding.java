@@ -6,7 +6,7 @@ package org.cyverse.mesa.egress.injector.scan;
  *
  * @param credential the credential's name
  * @param kind a real secret (refused anywhere) or a sentinel headed outside its credential's scope
- * @param form how the value was spelled: {@code "as is"} or {@code "base64"}
+ * @param form how the value was spelled: {@code "as is"}, {@code "base64"}, {@code "hex"} or {@code "UTF-16"}
  */
 public record Finding(String credential, Kind kind, String form) {
 

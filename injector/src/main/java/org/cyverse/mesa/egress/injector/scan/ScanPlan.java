@@ -43,7 +43,7 @@ public final class ScanPlan {
         private final List<byte[]> needles = new ArrayList<>();
         private final List<Finding> findings = new ArrayList<>();
 
-        /** Looks for {@code value} as is and in base64, reported as {@code credential}'s {@code kind}. */
+        /** Looks for {@code value} as is, in base64, hex and UTF-16, reported as {@code credential}'s {@code kind}. */
         public Builder add(String credential, Finding.Kind kind, String value) {
             if (value == null || value.isEmpty()) {
                 return this;
@@ -54,6 +54,14 @@ public final class ScanPlan {
             for (byte[] fragment : EncodedForms.base64Fragments(bytes)) {
                 needles.add(fragment);
                 findings.add(new Finding(credential, kind, "base64"));
+            }
+            for (byte[] hex : EncodedForms.hex(bytes)) {
+                needles.add(hex);
+                findings.add(new Finding(credential, kind, "hex"));
+            }
+            for (byte[] utf16 : EncodedForms.utf16(value)) {
+                needles.add(utf16);
+                findings.add(new Finding(credential, kind, "UTF-16"));
             }
             return this;
         }

@@ -8,11 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The body scan: each spelling a client may give a value, found whole and split at every byte. */
@@ -40,9 +45,69 @@ class BodyScannerTest {
             sentinel percent-encoded        | q=sk%2Dant%2Dsentinel                                      | github    | SENTINEL | as is  | percent-decoded
             """)
     void findsEachSpelling(String name, String body, String credential, Finding.Kind kind, String form, String view) {
-        byte[] bytes = unescapeCsv(body).getBytes(StandardCharsets.UTF_8);
+        assertFoundSplitAnywhere(plan(), name, unescapeCsv(body).getBytes(StandardCharsets.UTF_8), credential, kind, form, view);
+    }
+
+    /** The encodings a second security review sent past the scan (issue 40): each was not found before. */
+    static Stream<Arguments> encodingsTheReviewUsed() {
+        byte[] secret = SECRET.getBytes(StandardCharsets.UTF_8);
+        String hex = HexFormat.of().formatHex(("id:" + SECRET).getBytes(StandardCharsets.UTF_8));
+        String json = "{\"config\":{\"key\":\"" + SECRET + "\"}}";
+        StringBuilder decimal = new StringBuilder();
+        StringBuilder hexRefs = new StringBuilder();
+        StringBuilder bare = new StringBuilder();
+        for (byte b : secret) {
+            decimal.append("&#").append(b).append(';');
+            hexRefs.append("&#x").append(Integer.toHexString(b).toUpperCase(Locale.ROOT)).append(';');
+            bare.append("&#").append(b);
+        }
+        return Stream.of(
+                Arguments.of("hex, lowercase", ("{\"dump\":\"" + hex + "\"}").getBytes(StandardCharsets.US_ASCII), "hex", ""),
+                Arguments.of("hex, uppercase", hex.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII), "hex", ""),
+                Arguments.of("UTF-16LE JSON", json.getBytes(StandardCharsets.UTF_16LE), "UTF-16", ""),
+                Arguments.of("UTF-16BE JSON with a byte order mark", json.getBytes(StandardCharsets.UTF_16), "UTF-16", ""),
+                Arguments.of("double percent-encoding", ("k=" + percent(percent(SECRET))).getBytes(StandardCharsets.US_ASCII),
+                        "as is", "percent-decoded twice"),
+                Arguments.of("quoted-printable, a soft line break inside the value",
+                        "Content-Transfer-Encoding: quoted-printable\r\n\r\nkey: sk-live-4f9a/c2E+0b=\r\n7d=3D91Qx\r\n"
+                                .getBytes(StandardCharsets.US_ASCII), "as is", "quoted-printable decoded"),
+                Arguments.of("quoted-printable, a soft line break with a bare LF, lowercase hex",
+                        "key: sk-li=\nve-4f9a=2fc2E+0b7d=3d91Qx".getBytes(StandardCharsets.US_ASCII), "as is", "quoted-printable decoded"),
+                Arguments.of("HTML decimal references", ("<p>" + decimal + "</p>").getBytes(StandardCharsets.US_ASCII),
+                        "as is", "HTML references decoded"),
+                Arguments.of("HTML hexadecimal references", ("<p>" + hexRefs + "</p>").getBytes(StandardCharsets.US_ASCII),
+                        "as is", "HTML references decoded"),
+                Arguments.of("HTML references without semicolons", ("<p>" + bare + " </p>").getBytes(StandardCharsets.US_ASCII),
+                        "as is", "HTML references decoded"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("encodingsTheReviewUsed")
+    void findsTheEncodingsTheReviewUsed(String name, byte[] body, String form, String view) {
+        assertFoundSplitAnywhere(plan(), name, body, "anthropic", Finding.Kind.SECRET, form, view);
+    }
+
+    @Test
+    void namedHtmlReferencesAreDecoded() {
+        String secret = "p&ss\"w<rd>'Zq8x0vR2mYt6";
+        ScanPlan plan = new ScanPlan.Builder().add("db", Finding.Kind.SECRET, secret).build();
+        byte[] body = "<input value=\"p&amp;ss&quot;w&lt;rd&gt;&apos;Zq8x0vR2mYt6\">".getBytes(StandardCharsets.US_ASCII);
+        assertFoundSplitAnywhere(plan, "named references", body, "db", Finding.Kind.SECRET, "as is", "HTML references decoded");
+    }
+
+    /** {@code text} with every byte percent-encoded, as an encoder that escapes everything writes it. */
+    private static String percent(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            sb.append('%').append(HexFormat.of().withUpperCase().toHexDigits(b));
+        }
+        return sb.toString();
+    }
+
+    private static void assertFoundSplitAnywhere(ScanPlan plan, String name, byte[] bytes, String credential, Finding.Kind kind,
+            String form, String view) {
         for (int split = 0; split <= bytes.length; split++) {
-            BodyScanner scanner = plan().newScanner();
+            BodyScanner scanner = plan.newScanner();
             BodyScanner.Hit hit = scanner.feed(bytes, 0, split);
             if (hit == null) {
                 hit = scanner.feed(bytes, split, bytes.length - split);
@@ -83,7 +148,8 @@ class BodyScannerTest {
         assertNull(scanner.finish());
         assertEquals(noise.length, scanner.scanned());
         // Text full of the views' special bytes, escapes and near misses.
-        String text = "{\"a\":\"50%% off\\n\\u00e9\\ud83d\\ude00 sk-live-4f9a/c2E+0b7d=91Q\", \"b\":\"%zz%4\", \"c\":\"sk-ant-sentine\\\\l\"}\r\n";
+        String text = "{\"a\":\"50%% off\\n\\u00e9\\ud83d\\ude00 sk-live-4f9a/c2E+0b7d=91Q\", \"b\":\"%zz%4%25%2\", \"c\":\"sk-ant-sentine\\\\l\"}\r\n"
+                + "a=b&c=d&#;&#x;&#xzz&amp &lt=3D=\r\n==&&#1114112;&#99999999999;&unknown;sk-live-4f9a/c2E+0b7d=3D91Q=\r\n";
         assertNull(byteByByte(plan().newScanner(), text.repeat(100).getBytes(StandardCharsets.UTF_8)));
     }
 
