@@ -1,12 +1,15 @@
 package org.cyverse.mesa.egress.injector;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * One concern's look at a request body as it streams toward the upstream, chunk by chunk, as an
  * Envoy data filter answers each chunk with one closed status: the proxy runs every check of a
  * request in order, holds the request head and the body while any check holds, and stops the
  * body at the first refusal. A credential kind contributes its checks through
  * {@link RequestUse#body()} (a push's branch rule, aws-chunked re-signing); the proxy does not
- * know the kinds. Netty-free: bytes in, bytes out. Confined to the request's thread.
+ * know the kinds. Netty-free: bytes in, bytes out. Confined to the request's thread, but for
+ * the future of {@link #awaiting}, which completes wherever the check's question is answered.
  */
 public interface BodyCheck extends AutoCloseable {
 
@@ -29,7 +32,13 @@ public interface BodyCheck extends AutoCloseable {
          */
         DROP,
         /** Refused now: {@link #refusal()} says why. */
-        REFUSE
+        REFUSE,
+        /**
+         * Keep this chunk, the rest of the body and the head (if it has not gone) until the
+         * question the check asked elsewhere is answered ({@link #awaiting}); then
+         * {@link #resume} says what the check says now. Nothing more is read from the client meanwhile.
+         */
+        WAIT
     }
 
     /**
@@ -73,6 +82,16 @@ public interface BodyCheck extends AutoCloseable {
     /** Whether {@link #rewrite} may change the body's length (the body is then sent chunked, without its Content-Length). */
     default boolean changesLength() {
         return false;
+    }
+
+    /** What a check that said {@link Status#WAIT} waits for; completes (never exceptionally) once it can go on. */
+    default CompletableFuture<?> awaiting() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** What the check says once {@link #awaiting} completed, as {@link #inspect} would have said it (on the request's thread). */
+    default Status resume() {
+        return Status.CONTINUE;
     }
 
     /** Why the check refused, once {@link #inspect} said {@link Status#REFUSE}. */

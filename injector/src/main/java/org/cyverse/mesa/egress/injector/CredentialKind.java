@@ -23,9 +23,9 @@ public interface CredentialKind {
      * {@code null} when {@link Injector}'s sentinel and header handling is all the kind needs.
      *
      * @param credentials every credential of the config (a step picks those of its kind); at least one is of this kind
-     * @param store the current values
+     * @param context the current values, and a client for the services the step's checks may ask
      */
-    default CredentialStep step(List<CredentialSpec> credentials, SecretValues store) {
+    default CredentialStep step(List<CredentialSpec> credentials, StepContext context) {
         return null;
     }
 

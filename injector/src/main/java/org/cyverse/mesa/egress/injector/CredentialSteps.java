@@ -17,11 +17,16 @@ public final class CredentialSteps {
      * the order among them does not change what a request becomes.
      */
     public static List<CredentialStep> of(CredentialStep injector, List<CredentialSpec> credentials, SecretValues store) {
+        return of(injector, credentials, StepContext.offline(store));
+    }
+
+    /** The same, with {@code context}'s client for the services steps ask (the running proxy). */
+    public static List<CredentialStep> of(CredentialStep injector, List<CredentialSpec> credentials, StepContext context) {
         List<CredentialStep> steps = new ArrayList<>(List.of(injector));
         Set<CredentialKind> kinds = new LinkedHashSet<>();
         credentials.stream().filter(c -> c.kind() != null).forEach(c -> kinds.add(c.kind().kind()));
         for (CredentialKind kind : kinds) {
-            CredentialStep step = kind.step(credentials, store);
+            CredentialStep step = kind.step(credentials, context);
             if (step != null) {
                 steps.add(step);
             }

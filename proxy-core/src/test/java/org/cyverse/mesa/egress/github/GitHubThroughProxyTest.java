@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -65,6 +66,10 @@ class GitHubThroughProxyTest {
                 "x-access-token", TOKEN);
         git.createRepository(REPO);
         git.createRepository("acme/secret-plans.git");
+        github.compares("acme", "widgets", TOKEN, (base, head) -> {
+            GitSmartHttpServer.FakeComparison c = git.compare(REPO, base, head);
+            return c == null ? null : new FakeGitHub.Comparison(c.status(), c.aheadBy(), c.behindBy(), c.mergeBase());
+        });
         Path cas = dir.resolve("upstream-cas.pem");
         Files.writeString(cas, Files.readString(github.caPem()) + "\n" + Files.readString(pki.writeCaPem(dir.resolve("git-ca.pem"))));
         appKey = AppJwt.newAppKey();
@@ -257,6 +262,93 @@ class GitHubThroughProxyTest {
         Result allowed = GitSmartHttpServer.git(work, env, "push", "--force", "origin", "HEAD:refs/heads/agent/job-17");
         assertTrue(allowed.ok(), "with force_push: true the job branch may be rewritten: " + allowed.err());
         assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
+    }
+
+    /** The agent's day (issue 39): the job branch made at main's tip, main moved on, merged, committed, pushed. */
+    @Test
+    void aPushAfterMergingAMovedMainIsAFastForwardAsGitHubSays() throws Exception {
+        Path work = cloned();
+        Result created = GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17");
+        assertTrue(created.ok(), created.err());
+        String moved = git.advance(REPO, "main", "teammate.txt");
+        assertTrue(GitSmartHttpServer.git(work, env, "fetch", "origin").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "merge", "--ff-only", "origin/main").ok());
+
+        Result pushed = commitAndPush(work, "c.txt", "HEAD:refs/heads/agent/job-17");
+
+        assertTrue(pushed.ok(), "an ordinary fast-forward goes: " + pushed.err());
+        String head = GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip();
+        assertEquals(head, git.refs(REPO).get("refs/heads/agent/job-17"));
+        assertEquals(moved, git.refs(REPO).get("refs/heads/main"), "main is the teammate's");
+        assertEquals(1, github.requests("/repos/acme/widgets/compare/").size(), "GitHub was asked once: the pack stops at main's tip");
+        assertTrue(github.requests("/repos/acme/widgets/compare/").get(0).getUrl().contains("..." + moved), "asked about " + moved);
+    }
+
+    /** Past the hold bound the pack streams upstream; its last bytes wait for GitHub's answer, then go. */
+    @Test
+    void aLargePushAfterMergingStreamsAndItsLastBytesWaitForGitHub() throws Exception {
+        Path work = cloned();
+        assertTrue(GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17").ok());
+        git.advance(REPO, "main", "teammate.txt");
+        assertTrue(GitSmartHttpServer.git(work, env, "fetch", "origin").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "merge", "--ff-only", "origin/main").ok());
+        byte[] noise = new byte[3 << 20];
+        new java.util.Random(23).nextBytes(noise);
+        Files.write(work.resolve("big.bin"), noise);
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "big.bin").ok());
+
+        Result pushed = commitAndPush(work, "c.txt", "HEAD:refs/heads/agent/job-17");
+
+        assertTrue(pushed.ok(), "a 3 MiB fast-forward onto a moved main goes: " + pushed.err());
+        assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
+        assertEquals(1, github.requests("/repos/acme/widgets/compare/").size());
+    }
+
+    /** {@code git pull --rebase} onto a moved main, then several commits: each push goes. */
+    @Test
+    void aPushOfSeveralCommitsAfterRebasingOntoAMovedMainGoes() throws Exception {
+        Path work = cloned();
+        assertTrue(GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17").ok());
+        Files.writeString(work.resolve("local.txt"), "made before main moved\n");
+        assertTrue(GitSmartHttpServer.git(work, env, "add", "local.txt").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-qm",
+                "local").ok());
+        git.advance(REPO, "main", "teammate-1.txt");
+        git.advance(REPO, "main", "teammate-2.txt");
+        Result rebased = GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "pull",
+                "--rebase", "origin", "main");
+        assertTrue(rebased.ok(), rebased.err());
+        for (String file : List.of("d.txt", "e.txt")) {
+            Files.writeString(work.resolve(file), file + "\n");
+            assertTrue(GitSmartHttpServer.git(work, env, "add", file).ok());
+            assertTrue(GitSmartHttpServer.git(work, env, "-c", "user.name=agent", "-c", "user.email=agent@example.org", "commit", "-qm",
+                    file).ok());
+        }
+
+        Result pushed = GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17");
+
+        assertTrue(pushed.ok(), pushed.err());
+        assertEquals(GitSmartHttpServer.git(work, env, "rev-parse", "HEAD").out().strip(), git.refs(REPO).get("refs/heads/agent/job-17"));
+    }
+
+    /** No proof is no push: GitHub's compare API failing refuses the push, saying what could not be proved. */
+    @Test
+    void whenGitHubCannotSayThePushIsRefusedSayingWhatWasNotProved() throws Exception {
+        github.compares("acme", "widgets", TOKEN, (base, head) -> {
+            throw new IOException("GitHub is having a bad day");
+        });
+        Path work = cloned();
+        assertTrue(GitSmartHttpServer.git(work, env, "push", "origin", "HEAD:refs/heads/agent/job-17").ok());
+        git.advance(REPO, "main", "teammate.txt");
+        assertTrue(GitSmartHttpServer.git(work, env, "fetch", "origin").ok());
+        assertTrue(GitSmartHttpServer.git(work, env, "merge", "--ff-only", "origin/main").ok());
+        Map<String, String> before = git.refs(REPO);
+
+        Result pushed = commitAndPush(work, "c.txt", "HEAD:refs/heads/agent/job-17");
+
+        assertNotEquals(0, pushed.exit());
+        assertTrue(pushed.err().contains("could not be proved a fast-forward: GitHub's compare API answered 500"), pushed.err());
+        assertEquals(before, git.refs(REPO), "the job branch did not move");
     }
 
     /**

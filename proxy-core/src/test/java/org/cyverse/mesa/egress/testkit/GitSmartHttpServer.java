@@ -156,6 +156,46 @@ public final class GitSmartHttpServer implements AutoCloseable {
         return bare;
     }
 
+    /**
+     * Someone else moves {@code branch} of {@code repo} on the server (a teammate's merge to
+     * {@code main}): one commit adding {@code file} on top of it, pushed by file path, not
+     * through any proxy. Returns the new commit's id.
+     */
+    public String advance(String repo, String branch, String file) throws IOException, InterruptedException {
+        Path work = Files.createTempDirectory("git-teammate");
+        try {
+            check(git(work, Map.of(), "clone", "--quiet", "-b", branch, repository(repo).toString(), "."));
+            Files.writeString(work.resolve(file), "a teammate's work\n");
+            check(git(work, Map.of(), "add", file));
+            check(git(work, SEED_IDENTITY, "commit", "--quiet", "-m", "A teammate's change"));
+            check(git(work, Map.of(), "push", "--quiet", "origin", "HEAD:refs/heads/" + branch));
+            return check(git(work, Map.of(), "rev-parse", "HEAD")).out().strip();
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    /**
+     * How {@code repo} on the server compares {@code base} with {@code head}, as GitHub's compare API
+     * reports it ({@code ahead}: head has commits base has not, and none the other way), or
+     * {@code null} when it lacks one of them.
+     */
+    public FakeComparison compare(String repo, String base, String head) throws IOException, InterruptedException {
+        Result counted = git(repository(repo), Map.of(), "rev-list", "--left-right", "--count", base + "..." + head);
+        if (counted.exit() != 0) {
+            return null;
+        }
+        String[] lr = counted.out().strip().split("\\s+");
+        int behind = Integer.parseInt(lr[0]);
+        int ahead = Integer.parseInt(lr[1]);
+        String status = ahead == 0 && behind == 0 ? "identical" : behind == 0 ? "ahead" : ahead == 0 ? "behind" : "diverged";
+        String mergeBase = check(git(repository(repo), Map.of(), "merge-base", base, head)).out().strip();
+        return new FakeComparison(status, ahead, behind, mergeBase);
+    }
+
+    /** A comparison as {@link #compare} finds it. */
+    public record FakeComparison(String status, int aheadBy, int behindBy, String mergeBase) {}
+
     /** Every ref of the bare repository {@code repo}, name (such as {@code refs/heads/main}) to object id, sorted by name. */
     public Map<String, String> refs(String repo) throws IOException, InterruptedException {
         Result listed = check(git(repository(repo), Map.of(), "for-each-ref", "--format=%(refname) %(objectname)"));

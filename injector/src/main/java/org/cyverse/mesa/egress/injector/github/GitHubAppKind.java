@@ -6,7 +6,7 @@ import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Minter;
 import org.cyverse.mesa.egress.injector.MintContext;
-import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.StepContext;
 
 /**
  * {@code github_app}: installation tokens minted by {@link GitHubAppMinter}, put on requests by
@@ -26,8 +26,8 @@ public final class GitHubAppKind implements CredentialKind {
     }
 
     @Override
-    public CredentialStep step(List<CredentialSpec> credentials, SecretValues store) {
-        return new GitHubStep(credentials, store);
+    public CredentialStep step(List<CredentialSpec> credentials, StepContext context) {
+        return new GitHubStep(credentials, context);
     }
 
     @Override

@@ -1,17 +1,21 @@
 package org.cyverse.mesa.egress.injector.github;
 
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
 import org.cyverse.mesa.egress.injector.Injection;
+import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
 import org.cyverse.mesa.egress.injector.Secret;
 import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.StepContext;
 import org.cyverse.mesa.egress.injector.WholeAnswers;
 
 /**
@@ -32,10 +36,17 @@ public final class GitHubStep implements CredentialStep {
 
     private final List<CredentialSpec> credentials;
     private final SecretValues store;
+    private final Supplier<HttpClient> services;
 
     public GitHubStep(List<CredentialSpec> credentials, SecretValues store) {
+        this(credentials, StepContext.offline(store));
+    }
+
+    /** @param context the values, and the client a push's check asks GitHub's compare API with */
+    public GitHubStep(List<CredentialSpec> credentials, StepContext context) {
         this.credentials = credentials.stream().filter(c -> c.kind(GitHubAppSpec.class) != null).toList();
-        this.store = store;
+        this.store = context.store();
+        this.services = context.services();
     }
 
     @Override
@@ -106,11 +117,18 @@ public final class GitHubStep implements CredentialStep {
             actions.add(WholeAnswers.ACTION);
         }
         if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
-            use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule()));
+            use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule(),
+                    ancestry(c, app)));
         }
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
                 List.copyOf(actions))),
                 "injected " + c.name(), null, use);
+    }
+
+    /** What asks GitHub whether a push the pack alone cannot prove is a fast-forward, or {@code null} where nothing may be asked. */
+    private GitHubAncestry ancestry(CredentialSpec c, GitHubAppSpec app) {
+        HttpClient http = app.rule().forcePush() ? null : services.get();
+        return http == null ? null : new GitHubAncestry(http, app.apiUrl(), Minters.TIMEOUT, () -> store.current(c.name()));
     }
 
     private static GitHubRoute route(CredentialSpec c, OutgoingRequest request, String pathAndQuery, int q) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +50,8 @@ public final class PackCommits {
     private final Map<Long, byte[]> commitAt = new HashMap<>();
     private final Map<String, byte[]> commitById = new HashMap<>();
     private long keptBytes;
+    /** Whether a commit was left out for the bounds. */
+    private boolean bounded;
     private int rebuilt;
     private long inflated;
     private Phase phase = Phase.HEADER;
@@ -218,6 +221,7 @@ public final class PackCommits {
 
     private void commit(byte[] text) {
         if (parents.size() >= MAX_COMMITS || keptBytes + text.length > MAX_COMMIT_BYTES) {
+            bounded = true;
             return;
         }
         String id = sha1("commit " + text.length + "\0", text);
@@ -306,5 +310,35 @@ public final class PackCommits {
             }
         }
         return false;
+    }
+
+    /**
+     * The commits where the pack's history from {@code tip} leaves the pack: the parents of its
+     * commits reachable from {@code tip} that the pack does not carry ({@code tip} itself when the
+     * pack does not carry it). git sends only what the server lacks, so these are on the server,
+     * and an older tip is an ancestor of {@code tip} exactly when it is reached in the pack or is
+     * an ancestor of one of these (GitHub then says so: {@link GitHubAncestry}). Empty when the
+     * pack's commits were not all kept (past its bounds): nothing can then be told.
+     */
+    public Set<String> boundary(String tip) {
+        if (bounded) {
+            return Set.of();
+        }
+        Set<String> out = new LinkedHashSet<>();
+        List<String> todo = new ArrayList<>(List.of(tip));
+        Set<String> visited = new HashSet<>();
+        while (!todo.isEmpty()) {
+            String id = todo.remove(todo.size() - 1);
+            if (!visited.add(id)) {
+                continue;
+            }
+            List<String> ps = parents.get(id);
+            if (ps == null) {
+                out.add(id);
+            } else {
+                todo.addAll(ps);
+            }
+        }
+        return out;
     }
 }

@@ -3,6 +3,8 @@ package org.cyverse.mesa.egress.injector.github;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.cyverse.mesa.egress.injector.AnswerStyle;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 
@@ -12,9 +14,11 @@ import org.cyverse.mesa.egress.injector.BodyCheck;
  * {@link BranchRule}; one command refused refuses the whole push (a push of the job branch and
  * {@code main} together is refused whole, nothing of it forwarded). When the rule refuses force
  * pushes and the push updates an existing branch, the pack behind the list is read as it streams
- * on ({@link PackCommits}), and at its end each update must be a fast-forward (the old id
- * reachable from the new one through the pack's commits), or the push is refused before its last
- * bytes leave. Not thread-safe.
+ * on ({@link PackCommits}), and at its end each update must be a fast-forward, or the push is
+ * refused before its last bytes leave: the old id reachable from the new one through the pack's
+ * commits, or, where the pack's history stops at commits GitHub already has (a push after merging
+ * or rebasing onto a moved {@code main}), the old id an ancestor of one of those as GitHub says
+ * ({@link GitHubAncestry}; the last bytes wait for the answer, {@link Status#WAIT}). Not thread-safe.
  *
  * <p>As a {@link BodyCheck}: the request head and the body are held until the command list has
  * been judged, so that a refused push sends nothing upstream, not even the head; only the command
@@ -31,8 +35,13 @@ public final class PushCheck implements BodyCheck {
      *
      * @param credential the {@code github_app} credential
      * @param repository {@code owner/name} as the request named it
+     * @param ancestry what asks GitHub about commits the pack does not carry, or {@code null} (nothing is asked: such a push is refused)
      */
-    public record Plan(String credential, String repository, BranchRule rule) implements BodyCheck.Plan {
+    public record Plan(String credential, String repository, BranchRule rule, GitHubAncestry ancestry) implements BodyCheck.Plan {
+        public Plan(String credential, String repository, BranchRule rule) {
+            this(credential, repository, rule, null);
+        }
+
         @Override
         public PushCheck start() {
             return new PushCheck(this);
@@ -41,9 +50,10 @@ public final class PushCheck implements BodyCheck {
 
     /**
      * What the check found: still reading the list, the list may go while the pack is checked for
-     * fast-forwards, the push may go, refused by the rule, or not a command list.
+     * fast-forwards, GitHub is asked about commits the pack builds on, the push may go, refused by
+     * the rule, or not a command list.
      */
-    public enum Outcome { READING, CHECKING_PACK, ALLOWED, REFUSED, MALFORMED }
+    public enum Outcome { READING, CHECKING_PACK, ASKING, ALLOWED, REFUSED, MALFORMED }
 
     private final Plan plan;
     private final ReceivePackCommands commands = new ReceivePackCommands();
@@ -53,6 +63,8 @@ public final class PushCheck implements BodyCheck {
     private String malformed;
     /** Whether the body's last chunk was read. */
     private boolean ended;
+    /** The questions asked of GitHub, by ref, while {@link Outcome#ASKING}. */
+    private Map<String, CompletableFuture<GitHubAncestry.Answer>> questions = Map.of();
 
     private PushCheck(Plan plan) {
         this.plan = plan;
@@ -86,13 +98,46 @@ public final class PushCheck implements BodyCheck {
             return outcome;
         }
         Map<String, String> refused = new LinkedHashMap<>();
+        Map<String, CompletableFuture<GitHubAncestry.Answer>> asked = new LinkedHashMap<>();
         String first = null;
         for (ReceivePackCommands.Command c : commands.commands()) {
-            boolean forced = !c.creates() && !c.deletes() && !pack.reaches(c.newId(), c.oldId());
-            String why = forced ? "is not a fast-forward (force pushes are refused: force_push is false)" : null;
+            String why = null;
+            if (!c.creates() && !c.deletes() && !pack.reaches(c.newId(), c.oldId())) {
+                Set<String> tips = pack.boundary(c.newId());
+                if (plan.ancestry() != null && !tips.isEmpty()) {
+                    asked.put(c.ref(), plan.ancestry().isAncestor(plan.repository(), c.oldId(), tips));
+                } else {
+                    why = NOT_FAST_FORWARD;
+                }
+            }
             first = first == null && why != null ? c.ref() + " " + why : first;
             refused.put(c.ref(), why);
         }
+        if (first == null && !asked.isEmpty()) {
+            questions = asked;
+            reasons = refused;
+            outcome = Outcome.ASKING;
+            return outcome;
+        }
+        return settle(refused, first);
+    }
+
+    private static final String NOT_FAST_FORWARD = "is not a fast-forward (force pushes are refused: force_push is false)";
+
+    /** GitHub's answers are in: each asked update proved a fast-forward, or the push is refused. */
+    private Outcome answered() {
+        Map<String, String> refused = new LinkedHashMap<>(reasons);
+        String first = null;
+        for (Map.Entry<String, CompletableFuture<GitHubAncestry.Answer>> q : questions.entrySet()) {
+            GitHubAncestry.Answer answer = q.getValue().getNow(new GitHubAncestry.Answer.Unknown("no answer"));
+            String why = answer instanceof GitHubAncestry.Answer.Unknown u ? "could not be proved a fast-forward: " + u.why()
+                    + " (what is not proved is refused: force_push is false)"
+                    : answer instanceof GitHubAncestry.Answer.Refuted ? NOT_FAST_FORWARD : null;
+            first = first == null && why != null ? q.getKey() + " " + why : first;
+            refused.put(q.getKey(), why);
+        }
+        questions = Map.of();
+        reasons = Map.of();
         return settle(refused, first);
     }
 
@@ -142,10 +187,32 @@ public final class PushCheck implements BodyCheck {
             }
         }
         ended |= last;
+        return status();
+    }
+
+    private Status status() {
         if (refused()) {
             return ended ? Status.REFUSE : Status.DROP; // refused before the end: the rest is dropped first
         }
-        return outcome == Outcome.READING ? Status.HOLD : Status.CONTINUE;
+        return switch (outcome) {
+            case READING -> Status.HOLD;
+            case ASKING -> Status.WAIT;
+            default -> Status.CONTINUE;
+        };
+    }
+
+    /** Completes once GitHub answered every question (or its time ran out). */
+    @Override
+    public CompletableFuture<?> awaiting() {
+        return CompletableFuture.allOf(questions.values().toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public Status resume() {
+        if (outcome == Outcome.ASKING) {
+            answered();
+        }
+        return status();
     }
 
     /** Only the command list and, for fast-forwards, the pack are read; an allowed or refused push's bytes are not. */
@@ -162,7 +229,7 @@ public final class PushCheck implements BodyCheck {
     /** Whether the pack is being read for fast-forwards: the push may still be refused at its last chunk. */
     @Override
     public boolean judgedAtEnd() {
-        return outcome == Outcome.CHECKING_PACK;
+        return outcome == Outcome.CHECKING_PACK || outcome == Outcome.ASKING;
     }
 
     @Override

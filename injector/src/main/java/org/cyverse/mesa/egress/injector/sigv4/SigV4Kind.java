@@ -5,7 +5,7 @@ import java.util.List;
 import org.cyverse.mesa.egress.injector.CredentialKind;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
-import org.cyverse.mesa.egress.injector.SecretValues;
+import org.cyverse.mesa.egress.injector.StepContext;
 
 /**
  * {@code aws_sigv4}: requests an S3 client signed with the sentinel key pair are checked and signed
@@ -25,7 +25,7 @@ public final class SigV4Kind implements CredentialKind {
     }
 
     @Override
-    public CredentialStep step(List<CredentialSpec> credentials, SecretValues store) {
-        return new SigV4Step(credentials, store, Clock.systemUTC());
+    public CredentialStep step(List<CredentialSpec> credentials, StepContext context) {
+        return new SigV4Step(credentials, context.store(), Clock.systemUTC());
     }
 }

@@ -63,6 +63,7 @@ public final class FakeGitHub implements AutoCloseable {
     /** What GitHub sends as the type of every JSON answer. */
     private static final String CONTENT_TYPE = "application/json; charset=utf-8";
     private static final String MINT = "github-installation-token";
+    private static final String COMPARE = "github-compare";
     /** Three base64url parts: what GitHub can at least try to decode as a JWT. */
     private static final String BEARER_JWT = "Bearer [A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+";
     /** GitHub's time format: UTC to the second, {@code 2016-07-11T22:14:10Z}. */
@@ -78,8 +79,22 @@ public final class FakeGitHub implements AutoCloseable {
     /** Shared with the server's {@link InstallationTokens}, which answers from them. */
     private final Map<Long, Minting> minting;
     private final AtomicReference<String> account;
+    /** Shared with the server's {@link Comparisons}: how each repository compares two commits. */
+    private final Map<String, Comparer> comparers;
 
-    private FakeGitHub(WireMockServer server, Path caPem, Map<Long, Minting> minting, AtomicReference<String> account) {
+    /** How a test's repository compares {@code base} with {@code head}, as the compare API reports it. */
+    @FunctionalInterface
+    public interface Comparer {
+        /** The comparison, or {@code null} when the repository does not have one of the commits. */
+        Comparison compare(String base, String head) throws Exception;
+    }
+
+    /** What the compare API reports: {@code status} ({@code ahead}, {@code behind}, {@code identical}, {@code diverged}) and counts. */
+    public record Comparison(String status, int aheadBy, int behindBy, String mergeBase) {}
+
+    private FakeGitHub(WireMockServer server, Path caPem, Map<Long, Minting> minting, AtomicReference<String> account,
+            Map<String, Comparer> comparers) {
+        this.comparers = comparers;
         this.server = server;
         this.caPem = caPem;
         this.minting = minting;
@@ -94,13 +109,14 @@ public final class FakeGitHub implements AutoCloseable {
         OpenBaoTestPki pki = OpenBaoTestPki.create(Files.createDirectories(dir.resolve("github")));
         Map<Long, Minting> minting = new ConcurrentHashMap<>();
         AtomicReference<String> account = new AtomicReference<>(DEFAULT_ACCOUNT);
+        Map<String, Comparer> comparers = new ConcurrentHashMap<>();
         WireMockServer server = new WireMockServer(pki.tls(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort())
-                .extensions(new InstallationTokens(minting, account)));
+                .extensions(new InstallationTokens(minting, account), new Comparisons(comparers)));
         server.start();
         // GitHub answers 404 for an installation the App does not have.
         server.stubFor(post(urlPathMatching("/app/installations/[^/]+/access_tokens")).atPriority(UNKNOWN)
                 .willReturn(json(404, fixture("error-installation-not-found.json"))));
-        return new FakeGitHub(server, pki.caPem(), minting, account);
+        return new FakeGitHub(server, pki.caPem(), minting, account, comparers);
     }
 
     /** The WireMock server, for what this class does not wrap. */
@@ -189,6 +205,19 @@ public final class FakeGitHub implements AutoCloseable {
         server.stubFor(get(urlPathEqualTo(path)).atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
                 .willReturn(api(body)));
         server.stubFor(get(urlPathEqualTo(path)).atPriority(REFUSAL).willReturn(json(401, fixture("error-bad-credentials.json"))));
+    }
+
+    /**
+     * {@code GET /repos/{owner}/{repo}/compare/{base}...{head}} answers 200 with {@code compare.json}
+     * filled from {@code comparer} when {@code Authorization} is {@code TOKEN}'s, 404 "Not Found" when
+     * the comparer knows no such commit, else 401, as GitHub does.
+     */
+    public void compares(String owner, String repo, String token, Comparer comparer) {
+        comparers.put(owner + "/" + repo, comparer);
+        String path = "/repos/" + owner + "/" + repo + "/compare/[0-9a-f]{40}\\.\\.\\.[0-9a-f]{40}";
+        server.stubFor(get(urlPathMatching(path)).atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
+                .willReturn(aResponse().withTransformers(COMPARE).withTransformerParameter("repository", owner + "/" + repo)));
+        server.stubFor(get(urlPathMatching(path)).atPriority(REFUSAL).willReturn(json(401, fixture("error-bad-credentials.json"))));
     }
 
     /** {@code GET /rate_limit} answers 200 with {@code rate-limit.json} for {@code token}, else 401, as {@link #repository} does. */
@@ -350,6 +379,54 @@ public final class FakeGitHub implements AutoCloseable {
                     answer.set("repositories", repositories);
                 }
                 return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(answer);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Builds each answer of {@link #compares} from the test's repository when it is asked for. */
+    private static final class Comparisons implements ResponseDefinitionTransformerV2 {
+        private final Map<String, Comparer> comparers;
+
+        Comparisons(Map<String, Comparer> comparers) {
+            this.comparers = comparers;
+        }
+
+        @Override
+        public String getName() {
+            return COMPARE;
+        }
+
+        @Override
+        public boolean applyGlobally() {
+            return false;
+        }
+
+        @Override
+        public ResponseDefinition transform(ServeEvent event) {
+            String repository = event.getResponseDefinition().getTransformerParameters().getString("repository");
+            String path = event.getRequest().getUrl().replaceFirst("\\?.*", "");
+            String[] basehead = path.substring(path.lastIndexOf('/') + 1).split("\\.\\.\\.");
+            Comparison c;
+            try {
+                c = comparers.get(repository).compare(basehead[0], basehead[1]);
+            } catch (Exception e) {
+                return json(500, "{\"message\":\"" + e.getClass().getSimpleName() + "\"}").build();
+            }
+            if (c == null) {
+                return json(404, "{\"message\":\"Not Found\",\"documentation_url\":"
+                        + "\"https://docs.github.com/rest/commits/commits#compare-two-commits\",\"status\":\"404\"}").build();
+            }
+            String owner = repository.substring(0, repository.indexOf('/'));
+            try {
+                ObjectNode answer = (ObjectNode) JSON.readTree(fill(fixture("compare.json"), Map.of("owner", owner,
+                        "repo", repository.substring(owner.length() + 1), "base", basehead[0], "head", basehead[1], "status", c.status(),
+                        "merge_base", c.mergeBase() == null ? "" : c.mergeBase())));
+                answer.put("ahead_by", c.aheadBy());
+                answer.put("behind_by", c.behindBy());
+                answer.put("total_commits", c.aheadBy());
+                return api(answer.toString()).build();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

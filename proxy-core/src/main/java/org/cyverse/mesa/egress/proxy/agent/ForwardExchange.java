@@ -75,7 +75,7 @@ final class ForwardExchange implements UpstreamListener, RequestUpload.Listener 
         this.tls = tls;
         this.requestHasBody = RequestBodyGate.hasBody(request);
         this.credentialHost = state.injector().hasCredentialFor(destination);
-        this.upload = new RequestUpload(owner, outgoing, gate, this);
+        this.upload = new RequestUpload(owner, outgoing, gate, this, ctx.channel().eventLoop());
         this.download = new ResponseDownload(request, state, credentialHost);
         this.clientKeepAlive = clientKeepAlive;
     }

@@ -3,7 +3,9 @@ package org.cyverse.mesa.egress.proxy.body;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 
 /**
@@ -48,9 +50,38 @@ final class BodyCheckChain implements AutoCloseable {
         return any(BodyCheck.Status.DROP);
     }
 
-    /** Whether every check has decided: none holds, none drops a refused body's rest. */
+    /** Whether every check has decided: none holds, none waits, none drops a refused body's rest. */
     boolean decided() {
-        return !any(BodyCheck.Status.HOLD) && !any(BodyCheck.Status.DROP);
+        return !any(BodyCheck.Status.HOLD) && !any(BodyCheck.Status.DROP) && !waiting();
+    }
+
+    /** Whether a check waits for an answer from elsewhere: nothing more is taken or sent until {@link #resume}. */
+    boolean waiting() {
+        return any(BodyCheck.Status.WAIT);
+    }
+
+    /** Completes once every waiting check can go on. */
+    CompletableFuture<Void> awaiting() {
+        List<CompletableFuture<?>> waits = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            if (statuses[i] == BodyCheck.Status.WAIT) {
+                waits.add(checks.get(i).awaiting());
+            }
+        }
+        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+    }
+
+    /** Each waiting check once its answer came: the first refusal, else {@code null}. */
+    BodyCheck.Refusal resume() {
+        for (int i = 0; i < checks.size(); i++) {
+            if (statuses[i] == BodyCheck.Status.WAIT) {
+                statuses[i] = checks.get(i).resume();
+                if (statuses[i] == BodyCheck.Status.REFUSE) {
+                    return checks.get(i).refusal();
+                }
+            }
+        }
+        return null;
     }
 
     /** {@code chunk} as the checks rewrite it (consumed when rewritten), else itself. */

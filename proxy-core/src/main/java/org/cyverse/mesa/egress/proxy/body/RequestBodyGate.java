@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import org.cyverse.mesa.egress.admission.TrailerCheck;
 import org.cyverse.mesa.egress.admission.Verdict;
@@ -134,6 +135,22 @@ public final class RequestBodyGate implements AutoCloseable {
     /** Whether the body may still be refused at its end, after the head went (a push's pack read for fast-forwards). */
     boolean judgedAtEnd() {
         return checks != null && checks.judgedAtEnd();
+    }
+
+    /** Whether a check waits for an answer from elsewhere (a push's fast-forward asked of GitHub). */
+    boolean waiting() {
+        return checks != null && checks.waiting();
+    }
+
+    /** Completes once no check waits any more. */
+    CompletableFuture<Void> awaiting() {
+        return checks == null ? CompletableFuture.completedFuture(null) : checks.awaiting();
+    }
+
+    /** The waiting checks once answered: what stops the body, or {@code null}. */
+    BodyFinding resume() {
+        BodyCheck.Refusal refused = checks == null ? null : checks.resume();
+        return refused == null ? null : new BodyFinding.Checked(refused);
     }
 
     /** Whether the chunks now coming are dropped: a refused body, answered once it has ended. */

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayDeque;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
@@ -59,10 +60,18 @@ public final class RequestUpload {
     private final LengthEndHold lengthEnd;
     /** What the gate held, once released: sent before anything more is taken from the client. */
     private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
+    /** Where a check's answer from elsewhere is taken up: the client channel's event loop. */
+    private final EventExecutor loop;
+    /** A streamed chunk kept while a check waits for an answer (the pack's last bytes while GitHub is asked), or {@code null}. */
+    private HttpContent parked;
 
-    /** @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it) */
-    public RequestUpload(ExchangeOwner owner, HttpRequest outgoing, RequestBodyGate gate, Listener listener) {
+    /**
+     * @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it)
+     * @param loop the client channel's event loop
+     */
+    public RequestUpload(ExchangeOwner owner, HttpRequest outgoing, RequestBodyGate gate, Listener listener, EventExecutor loop) {
         this.owner = owner;
+        this.loop = loop;
         this.outgoing = outgoing;
         this.gate = gate;
         this.listener = listener;
@@ -133,6 +142,9 @@ public final class RequestUpload {
 
     /** Whether the next request body chunk can be taken now. */
     public boolean wantsBody() {
+        if (gate != null && gate.waiting()) {
+            return false;
+        }
         if (state == State.HOLDING) {
             return !closed && !gate.holdComplete();
         }
@@ -171,11 +183,58 @@ public final class RequestUpload {
             listener.bodyRefused(new BodyFinding.Overloaded(), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
-            if (gate.holdComplete() && upstream != null) {
+            if (gate.waiting()) {
+                await();
+            } else if (gate.holdComplete() && upstream != null) {
                 sendHead();
             }
+        } else if (gate.waiting()) {
+            parked = content;
+            await();
         } else {
             send(gate.outgoing(content));
+        }
+    }
+
+    /** Takes up the waiting checks' answers on the client's loop, once they came. */
+    private void await() {
+        gate.awaiting().whenComplete((v, e) -> loop.execute(this::answered));
+    }
+
+    /** The checks that waited can say more: the body is refused, or goes on where it stopped. */
+    private void answered() {
+        if (closed) {
+            return;
+        }
+        BodyFinding finding = gate.resume();
+        HttpContent chunk = parked;
+        parked = null;
+        if (finding != null) {
+            if (chunk != null) {
+                chunk.release();
+            }
+            if (early != null) {
+                early.discard();
+            }
+            listener.bodyRefused(finding, state != State.HOLDING);
+        } else if (gate.waiting()) {
+            parked = chunk;
+            await();
+        } else if (gate.dropping()) {
+            if (chunk != null) {
+                chunk.release();
+            }
+            owner.bodyWanted();
+        } else if (state == State.HOLDING) {
+            if (gate.holdComplete() && upstream != null) {
+                sendHead();
+            } else {
+                owner.bodyWanted();
+            }
+        } else if (chunk != null) {
+            send(gate.outgoing(chunk));
+        } else {
+            owner.bodyWanted();
         }
     }
 
@@ -250,6 +309,10 @@ public final class RequestUpload {
         HttpContent c;
         while ((c = released.poll()) != null) {
             c.release();
+        }
+        if (parked != null) {
+            parked.release();
+            parked = null;
         }
         if (gate != null) {
             gate.close();

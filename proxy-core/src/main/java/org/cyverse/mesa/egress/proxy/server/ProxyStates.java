@@ -2,10 +2,12 @@ package org.cyverse.mesa.egress.proxy.server;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.http.HttpClient;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.cyverse.mesa.egress.admission.Admission;
 import org.cyverse.mesa.egress.admission.RunningProxy;
 import org.cyverse.mesa.egress.allowlist.AddressGuard;
@@ -18,6 +20,8 @@ import org.cyverse.mesa.egress.injector.budget.CredentialBudgets;
 import org.cyverse.mesa.egress.injector.Minter;
 import org.cyverse.mesa.egress.injector.Minters;
 import org.cyverse.mesa.egress.injector.CredentialSteps;
+import org.cyverse.mesa.egress.injector.ServiceClients;
+import org.cyverse.mesa.egress.injector.StepContext;
 import org.cyverse.mesa.egress.proxy.ProxyState;
 import org.cyverse.mesa.egress.proxy.admin.KillSwitch;
 import org.cyverse.mesa.egress.proxy.approval.ApprovalInbox;
@@ -52,6 +56,25 @@ final class ProxyStates {
         this.canIntercept = canIntercept;
     }
 
+    /**
+     * The client the credential kinds' checks ask their services with (GitHub's compare API),
+     * made on first use: most configs never need one, and each JDK client keeps a thread.
+     */
+    private static Supplier<HttpClient> services(MesaConfig config) {
+        AtomicReference<HttpClient> made = new AtomicReference<>();
+        return () -> made.updateAndGet(c -> c != null ? c : client(config));
+    }
+
+    /** A service client with the config's upstream trust, or {@code null} when that cannot be read (nothing is then asked). */
+    private static HttpClient client(MesaConfig config) {
+        try {
+            return ServiceClients.builder(UpstreamTls.jdkContext(config.tls().upstreamCa()), Minters.TIMEOUT)
+                    .version(HttpClient.Version.HTTP_1_1).build();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** A snapshot for {@code config}, keeping the credential store when the credentials' values did not change. */
     ProxyState create(MesaConfig config, ProxyState previous) throws IOException {
         UpstreamTls upstreamTls = UpstreamTls.create(config.tls().upstreamCa());
@@ -70,7 +93,8 @@ final class ProxyStates {
         }
         AddressGuard guard = config.addressGuard(ownAddresses);
         Injector injector = new Injector(config.credentials(), store);
-        Admission admission = new Admission(config, guard, CredentialSteps.of(injector, config.credentials(), store), canIntercept,
+        Admission admission = new Admission(config, guard, CredentialSteps.of(injector, config.credentials(),
+                new StepContext(store, services(config))), canIntercept,
                 new RunningProxy(kill::pulled, budgets, inbox.book()));
         budgets.configure(config.credentials());
         inbox.configure(config);
