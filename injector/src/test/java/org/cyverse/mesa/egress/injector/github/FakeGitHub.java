@@ -30,9 +30,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -339,6 +342,12 @@ public final class FakeGitHub implements AutoCloseable {
         @Override
         public ResponseDefinition transform(ServeEvent event) {
             long id = Long.parseLong(event.getResponseDefinition().getTransformerParameters().getString("installation"));
+            String refused = timesRefused(event.getRequest().getHeader("Authorization"));
+            if (refused != null) {
+                return json(401, "{\"message\":\"" + refused.replace("\"", "\\\"") + "\",\"documentation_url\":\"https://docs.github.com/rest\","
+                        + "\"status\":\"401\"}").withHeader("Date", DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                                ZonedDateTime.now(ZoneOffset.UTC))).build();
+            }
             JsonNode asked;
             try {
                 asked = parse(event.getRequest().getBodyAsString());
@@ -347,7 +356,32 @@ public final class FakeGitHub implements AutoCloseable {
             }
             Minting m = minting.get(id);
             String body = token(m.next(), Instant.now().plus(m.lifetime), asked, account.get());
-            return json(201, body).build();
+            return json(201, body).withHeader("Date", DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                    ZonedDateTime.now(ZoneOffset.UTC))).build();
+        }
+
+        /**
+         * What GitHub says of the JWT's times, by its clock (this machine's): {@code iat} must not
+         * be in its future, {@code exp} must be ahead and at most 10 minutes on; the messages are
+         * GitHub's own (as Octokit's auth-app matches them). {@code null} when the times are good
+         * or the bearer is no JWT with them (the signature is the test's to check).
+         */
+        private static String timesRefused(String authorization) {
+            try {
+                String payload = authorization.substring("Bearer ".length()).split("\\.")[1];
+                JsonNode claims = JSON.readTree(Base64.getUrlDecoder().decode(payload));
+                long now = Instant.now().getEpochSecond();
+                if (claims.path("iat").asLong(Long.MAX_VALUE) > now) {
+                    return "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued";
+                }
+                long exp = claims.path("exp").asLong(0);
+                if (exp <= now) {
+                    return "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires";
+                }
+                return exp > now + 600 ? "'Expiration time' claim ('exp') is too far in the future" : null;
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
         }
 
         private static String token(String token, Instant expires, JsonNode asked, String account) {

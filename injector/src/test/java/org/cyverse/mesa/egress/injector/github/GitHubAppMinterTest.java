@@ -25,6 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /**
  * The minter against WireMock playing GitHub's API ({@link FakeGitHub}; fixtures and their sources
@@ -58,12 +60,16 @@ class GitHubAppMinterTest {
     }
 
     GitHubAppMinter minter(String pem) {
+        return minter(pem, Clock.systemUTC());
+    }
+
+    GitHubAppMinter minter(String pem, Clock clock) {
         Map<String, String> permissions = new LinkedHashMap<>();
         permissions.put("contents", "write");
         permissions.put("pull_requests", "write");
         GitHubAppSpec app = new GitHubAppSpec(URI.create(github.url()), "123456", SecretRef.parse("file:/run/app.pem"),
                 INSTALLATION, List.of("acme/widgets", "acme/Gadgets"), permissions, new BranchRule(List.of("agent/job-17")), true);
-        return new GitHubAppMinter("github", app, ref -> Secret.of(pem), http, Duration.ofSeconds(5), Clock.systemUTC());
+        return new GitHubAppMinter("github", app, ref -> Secret.of(pem), http, Duration.ofSeconds(5), clock);
     }
 
     @Test
@@ -87,6 +93,31 @@ class GitHubAppMinterTest {
                     + "\"permissions\":{\"contents\":\"write\",\"pull_requests\":\"write\"}}"),
                     github.bodies("/app/installations/").get(sent.size() - 1));
         }
+    }
+
+    /** Issue 39: a pod whose clock runs fast (or slow) got 401 with a hint about the App id; GitHub's Date says the time. */
+    @ParameterizedTest(name = "the pod's clock {0} s off")
+    @ValueSource(ints = {300, -1200})
+    void aPodClockOffIsCorrectedFromGitHubsDate(int offSeconds) throws Exception {
+        github.mints(INSTALLATION, TOKEN);
+        GitHubAppMinter minter = minter(AppJwt.pkcs1Pem(appKey), Clock.offset(Clock.systemUTC(), Duration.ofSeconds(offSeconds)));
+
+        SecretLease lease = minter.mint(null);
+
+        assertEquals(TOKEN, lease.secret().reveal());
+        var sent = github.requests("/app/installations/" + INSTALLATION + "/access_tokens");
+        assertEquals(2, sent.size(), "refused once for the JWT's times, then signed in GitHub's time");
+        AppJwt.Claims corrected = AppJwt.verify(sent.get(1).getHeader("Authorization"), (RSAPublicKey) appKey.getPublic());
+        Instant now = Instant.now();
+        assertTrue(!corrected.iat().isAfter(now) && corrected.exp().isAfter(now) && !corrected.exp().isAfter(now.plusSeconds(600)),
+                "the second JWT's times are good by GitHub's clock: " + corrected);
+        // expires_at is GitHub's time: the lease says when it ends by the pod's clock.
+        Duration left = Duration.between(Instant.now().plusSeconds(offSeconds), lease.expiresAt());
+        assertTrue(left.compareTo(Duration.ofMinutes(58)) > 0 && left.compareTo(Duration.ofMinutes(61)) < 0, "by the pod's clock: " + left);
+        assertTrue(lease.version().contains("signed in GitHub's time"), lease.version());
+
+        minter.mint(lease);
+        assertEquals(3, github.requests("/app/installations/" + INSTALLATION + "/access_tokens").size(), "the next mint is right at once");
     }
 
     @Test
