@@ -463,6 +463,66 @@ class GitHubThroughProxyTest {
         assertEquals("ref_not_allowed", notMerged.headers().firstValue("X-Mesa-Egress-Reason").orElse(null));
     }
 
+    /**
+     * The writes the GitHub MCP server's tools make (issue 39: every one was refused, the job's
+     * branch too): create_branch, push_files' ref update, create_or_update_file, delete_file,
+     * merging into the job's branch; the same naming main, a forced update, or none, refused with
+     * a message the tool shows, and nothing of those reaches GitHub.
+     */
+    @Test
+    void restWritesThatNameTheJobsBranchInTheirBodyGoAndOthersAreRefused() throws Exception {
+        github.writes("acme", "widgets", TOKEN);
+        String sha = "aa218f56b14c9653891f9e74264a383fa43fefbd";
+        String content = "{\"message\":\"notes\",\"content\":\"aGVsbG8K\",";
+        Object[][] allowed = {
+            {"POST", "/git/refs", "{\"ref\":\"refs/heads/agent/job-17\",\"sha\":\"" + sha + "\"}", 201},
+            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":false}", 200},
+            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\"}", 200},
+            {"PUT", "/contents/notes/hello.txt", content + "\"branch\":\"agent/job-17\"}", 201},
+            {"DELETE", "/contents/notes/hello.txt", "{\"message\":\"rm\",\"sha\":\"" + sha + "\",\"branch\":\"agent/job-17\"}", 200},
+        };
+        for (Object[] c : allowed) {
+            HttpResponse<String> answer = rest((String) c[0], (String) c[1], (String) c[2]);
+            assertEquals(c[3], answer.statusCode(), c[0] + " " + c[1] + ": " + answer.body());
+            var reached = github.requests("/repos/acme/widgets" + c[1]);
+            assertEquals("Bearer " + TOKEN, reached.get(reached.size() - 1).getHeader("Authorization"));
+            assertEquals(c[2], reached.get(reached.size() - 1).getBodyAsString(), "the body goes as it was sent");
+        }
+        HttpResponse<String> merged = rest("POST", "/merges", "{\"base\":\"agent/job-17\",\"head\":\"main\"}");
+        assertEquals(1, github.requests("/repos/acme/widgets/merges").size(), "a merge into the job's branch reaches GitHub: " + merged.body());
+
+        Object[][] refused = {
+            {"POST", "/git/refs", "{\"ref\":\"refs/heads/main-2\",\"sha\":\"" + sha + "\"}", "only refs/heads/agent/job-17 may"},
+            {"POST", "/git/refs", "{\"ref\":\"refs/tags/v2\",\"sha\":\"" + sha + "\"}", "only refs/heads/agent/job-17 may be created"},
+            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":true}", "force: true may rewrite the branch"},
+            {"PUT", "/contents/notes/hello.txt", content + "\"branch\":\"main\"}", "only refs/heads/agent/job-17 may be pushed"},
+            {"PUT", "/contents/notes/hello.txt", content.substring(0, content.length() - 1) + "}", "without branch it writes the"
+                    + " repository's default branch"},
+            {"PUT", "/contents/notes/hello.txt", content + "\"branch\":\"agent/job-17\",\"branch\":\"main\"}", "gives branch twice"},
+            {"POST", "/merges", "{\"base\":\"main\",\"head\":\"agent/job-17\"}", "only refs/heads/agent/job-17 may be pushed"},
+            {"PUT", "/contents/notes/hello.txt", "", "names its branch in its body, and this call has none"},
+        };
+        for (Object[] c : refused) {
+            int before = github.requests("/repos/acme/widgets" + c[1]).size();
+            HttpResponse<String> answer = rest((String) c[0], (String) c[1], (String) c[2]);
+            JsonNode body = new ObjectMapper().readTree(answer.body());
+            assertEquals(answer.statusCode() == 400 ? "bad_request" : "ref_not_allowed", body.path("reason").asText(), answer.body());
+            assertTrue(body.path("message").asText().contains((String) c[3]), "the tool shows message: " + body);
+            assertEquals(before, github.requests("/repos/acme/widgets" + c[1]).size(), "nothing of it reached GitHub: " + c[2]);
+        }
+        JsonNode record = proxy.awaitAuditRecord(r -> r.path("path").asText().endsWith("/contents/notes/hello.txt")
+                && r.path("decision").asText().equals("allow") && r.path("method").asText().equals("PUT"));
+        assertEquals("refs/heads/agent/job-17", record.path("github").path("refs").get(0).asText(), record.toString());
+    }
+
+    HttpResponse<String> rest(String method, String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(github.url() + "/repos/acme/widgets" + path))
+                .header("Authorization", "Bearer " + SENTINEL).header("Accept", "application/vnd.github+json")
+                .header("Content-Type", "application/json")
+                .method(method, body.isEmpty() ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
+        return proxy.interceptingClient().send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void stoppingRevokesTheToken() throws Exception {
         assertTrue(proxy.server().stop(Duration.ofSeconds(3)));

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -87,10 +88,17 @@ public final class GitHubStep implements CredentialStep {
         if (refused != null) {
             return refusal(Injection.Outcome.REPOSITORY_NOT_ALLOWED, c, refused, use);
         }
+        RestWriteCheck.Plan restWrite = null;
         if (route.kind() == GitHubRoute.Kind.REST_REPOSITORY) {
-            String why = RestRefRule.refusal(request.method(), route.rest(), app.rule());
+            RestRefRule.Ruling ruling = RestRefRule.judge(request.method(), route.rest(), app.rule());
+            String why = ruling.refused() != null ? ruling.refused()
+                    : ruling.field() != null && !hasBody(request) ? ruling.call() + " names its branch in its body, and this call has none"
+                    : null;
             if (why != null) {
                 return refusal(Injection.Outcome.REF_NOT_ALLOWED, c, why + " (repository " + route.repository() + ")", use);
+            }
+            if (ruling.field() != null) {
+                restWrite = new RestWriteCheck.Plan(c.name(), route.repository(), ruling.call(), ruling.field(), ruling.ref(), app.rule());
             }
         }
         if (!request.tls() && !c.allowPlaintext()) {
@@ -119,6 +127,8 @@ public final class GitHubStep implements CredentialStep {
         if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
             use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule(),
                     ancestry(c, app)));
+        } else if (restWrite != null) {
+            use = new GitHubUse(route.repository(), operation, restWrite);
         }
         return new Injection(Injection.Outcome.INJECTED, c.name(), pathAndQuery, headers, Map.of(), List.of(new Injection.Applied(c.name(),
                 List.copyOf(actions))),
@@ -134,6 +144,18 @@ public final class GitHubStep implements CredentialStep {
     private static GitHubRoute route(CredentialSpec c, OutgoingRequest request, String pathAndQuery, int q) {
         return GitHubRoute.of(c.kind(GitHubAppSpec.class).apiUrl(), request.destination(), request.method(),
                 q < 0 ? pathAndQuery : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
+    }
+
+    /** Whether the request announces a body, as the proxy's body gate reads it (chunked, or a Content-Length above zero). */
+    private static boolean hasBody(OutgoingRequest request) {
+        for (Map.Entry<String, String> h : request.headers()) {
+            String name = h.getKey();
+            if (name.equalsIgnoreCase("transfer-encoding") && h.getValue().toLowerCase(Locale.ROOT).contains("chunked")
+                    || name.equalsIgnoreCase("content-length") && !h.getValue().strip().matches("0*")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean jobHas(GitHubAppSpec app, String repository) {

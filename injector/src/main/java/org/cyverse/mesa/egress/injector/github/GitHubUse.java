@@ -10,26 +10,27 @@ import org.cyverse.mesa.egress.injector.RequestUse;
 
 /**
  * What a request did with a {@code github_app} credential, for the audit record and the body:
- * the repository it named, what kind of call it was, and, for a push, the check its command list
- * must pass before any of it leaves. Per request, confined to its thread.
+ * the repository it named, what kind of call it was, and the check its body must pass before any
+ * of it leaves: a push's command list ({@link PushCheck}), or the branch a REST write names in its
+ * body ({@link RestWriteCheck}). Per request, confined to its thread.
  */
 public final class GitHubUse implements RequestUse {
 
     private final String repository;
     private final String operation;
-    private final PushCheck.Plan push;
-    /** The push's check once its body began, whose refs the audit record names. */
-    private PushCheck started;
+    private final BodyCheck.Plan check;
+    /** The body's check once the body began, whose refs the audit record names. */
+    private BodyCheck started;
 
     /**
      * @param repository {@code owner/name} as the request named it, or {@code null} (a repository-free call)
      * @param operation {@code rest}, {@code graphql}, {@code git-upload-pack}, {@code git-receive-pack}
-     * @param push the branch rule's check of a {@code git-receive-pack} body, or {@code null}
+     * @param check the branch rule's check of the body ({@link PushCheck.Plan}, {@link RestWriteCheck.Plan}), or {@code null}
      */
-    public GitHubUse(String repository, String operation, PushCheck.Plan push) {
+    public GitHubUse(String repository, String operation, BodyCheck.Plan check) {
         this.repository = repository;
         this.operation = operation;
-        this.push = push;
+        this.check = check;
     }
 
     public String repository() {
@@ -40,8 +41,9 @@ public final class GitHubUse implements RequestUse {
         return operation;
     }
 
-    public PushCheck.Plan push() {
-        return push;
+    /** The branch rule's check of the body, or {@code null}. */
+    public BodyCheck.Plan check() {
+        return check;
     }
 
     /** Whether the client is git (its refusals are read as git prints them: plain text). */
@@ -51,7 +53,7 @@ public final class GitHubUse implements RequestUse {
 
     @Override
     public BodyCheck.Plan body() {
-        return push == null ? null : () -> started = push.start();
+        return check == null ? null : () -> started = check.start();
     }
 
     /** git prints plain text; {@code gh} and other REST clients print a JSON error's {@code message}. */
@@ -62,7 +64,8 @@ public final class GitHubUse implements RequestUse {
 
     @Override
     public AuditPart audit() {
-        List<String> refs = started == null || started.outcome() == PushCheck.Outcome.READING ? null : List.copyOf(started.refs());
+        List<String> refs = started instanceof PushCheck push ? (push.outcome() == PushCheck.Outcome.READING ? null : List.copyOf(push.refs()))
+                : started instanceof RestWriteCheck rest ? rest.refs() : null;
         return new Audit(repository, operation, refs);
     }
 

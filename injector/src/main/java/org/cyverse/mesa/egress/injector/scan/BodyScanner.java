@@ -31,12 +31,23 @@ public final class BodyScanner {
         }
     }
 
-    /** The bytes that may read differently in some view. */
-    private static final boolean[] SPECIAL = new boolean[256];
+    /** For each byte, the views (bit i: {@code views[i]}) in which it may read differently; 0 for most bytes. */
+    private static final int[] SPECIAL = new int[256];
+
+    /** For each byte, the views in which it may begin an escape right after a special byte (see {@link DecodingView#mayFollow}). */
+    private static final int[] FOLLOWS = new int[256];
 
     static {
-        for (char c : new char[] {'%', '\\', '\r', '\n', '=', '&'}) {
-            SPECIAL[c] = true;
+        DecodingView[] kinds = views(null);
+        for (int b = 0; b < 256; b++) {
+            for (int i = 0; i < kinds.length; i++) {
+                FOLLOWS[b] |= kinds[i].mayFollow(b) ? 1 << i : 0;
+            }
+        }
+        for (int b = 0; b < 256; b++) {
+            for (int i = 0; i < kinds.length; i++) {
+                SPECIAL[b] |= kinds[i].special(b) ? 1 << i : 0;
+            }
         }
     }
 
@@ -44,7 +55,7 @@ public final class BodyScanner {
     private final List<Finding> findings;
     private final DecodingView[] views;
     private int raw;
-    /** How many views read differently from the raw bytes now. */
+    /** The views (bit i: {@code views[i]}) that read differently from the raw bytes now, each stepped on its own. */
     private int desynced;
     private Hit hit;
     private long scanned;
@@ -52,7 +63,12 @@ public final class BodyScanner {
     BodyScanner(NeedleAutomaton automaton, List<Finding> findings) {
         this.automaton = automaton;
         this.findings = findings;
-        this.views = automaton == null ? new DecodingView[0] : new DecodingView[] {
+        this.views = automaton == null ? new DecodingView[0] : views(automaton);
+    }
+
+    /** The views, in the order a hit in two at once is reported (the plainest first). At most 32. */
+    private static DecodingView[] views(NeedleAutomaton automaton) {
+        return new DecodingView[] {
             new PercentView(automaton, false, 1),
             new JsonView(automaton, false),
             new JoinedLinesView(automaton),
@@ -74,32 +90,35 @@ public final class BodyScanner {
         for (int i = off; i < end; i++) {
             int b = bytes[i] & 0xff;
             int before = raw;
-            if (before == 0 && !SPECIAL[b] && automaton.staysAtRoot(b) && desynced == 0) {
+            int special = SPECIAL[b];
+            if (special != 0 && i + 1 < end) {
+                special &= FOLLOWS[bytes[i + 1] & 0xff]; // a % not followed by a hex digit reads as itself: no view need step
+            }
+            int stepped = special | desynced;
+            if (before == 0 && stepped == 0 && automaton.staysAtRoot(b)) {
                 continue; // the common case: a byte that starts no needle, in every view at once
             }
             raw = automaton.next(before, b);
             if (automaton.match(raw) >= 0) {
                 return found(automaton.match(raw), "");
             }
-            if (desynced == 0 && !SPECIAL[b]) {
-                continue; // every view reads this byte as the raw stream does, in the same state
-            }
-            for (DecodingView v : views) {
-                if (v.inSync && !v.special(b)) {
-                    continue;
+            // Only the views that read this byte differently, or still do since an earlier one, are stepped.
+            while (stepped != 0) {
+                int v = Integer.numberOfTrailingZeros(stepped);
+                stepped &= stepped - 1;
+                DecodingView view = views[v];
+                if (view.inSync) {
+                    view.state = before;
+                    view.inSync = false;
+                    desynced |= 1 << v;
                 }
-                if (v.inSync) {
-                    v.state = before;
-                    v.inSync = false;
-                    desynced++;
+                view.take(b);
+                if (view.match >= 0) {
+                    return found(view.match, view.label());
                 }
-                v.take(b);
-                if (v.match >= 0) {
-                    return found(v.match, v.label());
-                }
-                if (v.idle() && v.state == raw) {
-                    v.inSync = true;
-                    desynced--;
+                if (view.idle() && view.state == raw) {
+                    view.inSync = true;
+                    desynced &= ~(1 << v);
                 }
             }
         }

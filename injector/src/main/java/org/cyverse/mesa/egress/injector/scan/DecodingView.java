@@ -1,5 +1,7 @@
 package org.cyverse.mesa.egress.injector.scan;
 
+import java.util.Arrays;
+
 /**
  * One decoded view of a body for {@link BodyScanner}: it undoes one encoding byte by byte and runs
  * the needle automaton over what it decodes, with a state of its own while it reads differently
@@ -7,6 +9,17 @@ package org.cyverse.mesa.egress.injector.scan;
  * when what it holds turns out not to be an escape, lets them go as they were sent.
  */
 abstract sealed class DecodingView permits PercentView, JsonView, JoinedLinesView, QuotedPrintableView, HtmlReferenceView {
+
+    /** Each byte's value as a hex digit (either case), or -1. */
+    private static final int[] HEX = new int[256];
+
+    static {
+        Arrays.fill(HEX, -1);
+        for (int i = 0; i < 16; i++) {
+            HEX[Character.forDigit(i, 16)] = i;
+            HEX[Character.toUpperCase(Character.forDigit(i, 16))] = i;
+        }
+    }
 
     private final NeedleAutomaton automaton;
     /** Whether decoded CR and LF are dropped too (base64 wrapped in lines inside a JSON string or a form field). */
@@ -26,6 +39,12 @@ abstract sealed class DecodingView permits PercentView, JsonView, JoinedLinesVie
     /** Whether byte {@code b} may read differently in this view. */
     abstract boolean special(int b);
 
+    /**
+     * Whether byte {@code next}, right after one of this view's special bytes, may make it read
+     * differently: when not, the special byte reads as itself and the view need not be stepped.
+     */
+    abstract boolean mayFollow(int next);
+
     /** Takes one raw byte; emits what it decodes to through {@link #emit}. */
     abstract void take(int b);
 
@@ -44,6 +63,11 @@ abstract sealed class DecodingView permits PercentView, JsonView, JoinedLinesVie
         }
         state = automaton.next(state, b & 0xff);
         match = automaton.match(state);
+    }
+
+    /** Byte {@code b}'s value as a hex digit (either case), or -1. */
+    static int hex(int b) {
+        return HEX[b & 0xff];
     }
 
     /** {@code label}, and that line breaks are removed where they are. */

@@ -29,6 +29,11 @@ final class HtmlReferenceView extends DecodingView {
     }
 
     @Override
+    boolean mayFollow(int next) {
+        return next == '#' || startsName(pending, 1, next);
+    }
+
+    @Override
     void take(int b) {
         if (held == 0) {
             if (b == '&') {
@@ -39,7 +44,7 @@ final class HtmlReferenceView extends DecodingView {
             return;
         }
         if (held == 1) {
-            if (b == '#' || isLetter(b)) {
+            if (b == '#' || startsName(pending, held, b)) {
                 pending[held++] = (byte) b;
             } else {
                 flushThenTake(b);
@@ -68,7 +73,7 @@ final class HtmlReferenceView extends DecodingView {
             return;
         }
         int base = radix == 0 ? 10 : radix;
-        int digit = Character.digit(b, base);
+        int digit = base == 16 ? hex(b) : b >= '0' && b <= '9' ? b - '0' : -1;
         if (digit >= 0 && held < LONGEST) {
             radix = base;
             value = value * base + digit;
@@ -100,7 +105,7 @@ final class HtmlReferenceView extends DecodingView {
             } else {
                 flushThenTake(b);
             }
-        } else if (isLetter(b) && held < LONGEST) {
+        } else if (held < LONGEST && startsName(pending, held, b)) {
             pending[held++] = (byte) b;
         } else {
             flushThenTake(b);
@@ -119,8 +124,26 @@ final class HtmlReferenceView extends DecodingView {
         };
     }
 
-    private static boolean isLetter(int b) {
-        return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z';
+    /** The named references decoded; a name no known one begins with is let go at its first letter that differs. */
+    private static final String[] NAMES = {"amp", "AMP", "lt", "LT", "gt", "GT", "quot", "QUOT", "apos"};
+
+    /** Whether the name held ({@code pending[1..held)}) followed by {@code b} begins one of {@link #NAMES}. */
+    private static boolean startsName(byte[] pending, int held, int b) {
+        for (String name : NAMES) {
+            if (name.length() >= held && name.charAt(held - 1) == b && prefixOf(name, pending, held)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean prefixOf(String name, byte[] pending, int held) {
+        for (int i = 1; i < held; i++) {
+            if (name.charAt(i - 1) != pending[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void flushThenTake(int b) {

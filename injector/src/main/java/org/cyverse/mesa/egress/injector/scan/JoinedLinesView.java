@@ -12,6 +12,11 @@ final class JoinedLinesView extends DecodingView {
     }
 
     @Override
+    boolean mayFollow(int next) {
+        return true;
+    }
+
+    @Override
     void take(int b) {
         if (!special(b)) {
             emit(b);

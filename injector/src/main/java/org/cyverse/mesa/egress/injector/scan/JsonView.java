@@ -18,6 +18,14 @@ final class JsonView extends DecodingView {
     }
 
     @Override
+    boolean mayFollow(int next) {
+        return switch (next) {
+            case '"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u' -> true;
+            default -> false;
+        };
+    }
+
+    @Override
     void take(int b) {
         if (held == 0) {
             if (b == '\\') {
@@ -49,7 +57,7 @@ final class JsonView extends DecodingView {
             }
             return;
         }
-        if (Character.digit(b, 16) < 0) {
+        if (hex(b) < 0) {
             held--; // not part of this (broken) escape: it may start the next one
             flush();
             take(b);

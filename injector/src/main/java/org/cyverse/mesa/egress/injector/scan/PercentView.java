@@ -1,16 +1,20 @@
 package org.cyverse.mesa.egress.injector.scan;
 
-import java.util.function.IntConsumer;
-
-/** {@code %XX} decoded (either case of hex), once or twice ({@code %2541} is {@code A}); anything else as is. */
+/**
+ * {@code %XX} decoded (either case of hex), once or twice ({@code %2541} is {@code A}); anything
+ * else as is. Decoding twice is two passes in a row, each with its own held bytes: what the first
+ * decodes is what the second reads.
+ */
 final class PercentView extends DecodingView {
-    private final PercentStage first;
-    private final PercentStage second;
+
+    private final boolean twice;
+    /** Per pass (0: the first, 1: the second): 0 nothing held; 1 a '%' held; 2 a '%' and one hex digit held. */
+    private final int[] held = new int[2];
+    private final int[] heldDigit = new int[2];
 
     PercentView(NeedleAutomaton automaton, boolean joinLines, int times) {
         super(automaton, joinLines);
-        this.second = times == 2 ? new PercentStage(this::emit) : null;
-        this.first = new PercentStage(second == null ? this::emit : second::take);
+        this.twice = times == 2;
     }
 
     @Override
@@ -18,76 +22,74 @@ final class PercentView extends DecodingView {
         return b == '%';
     }
 
+    /** A hex digit; decoding twice, a second {@code %} too ({@code %%41}: the first pass makes {@code %A...}). */
+    @Override
+    boolean mayFollow(int next) {
+        return hex(next) >= 0 || twice && next == '%';
+    }
+
     @Override
     void take(int b) {
-        first.take(b);
+        pass(0, b);
+    }
+
+    /** Pass {@code p} reads byte {@code b}. */
+    private void pass(int p, int b) {
+        if (held[p] == 0) {
+            if (b == '%') {
+                held[p] = 1;
+            } else {
+                out(p, b);
+            }
+            return;
+        }
+        int digit = hex(b);
+        if (digit < 0) {
+            let(p);
+            pass(p, b);
+        } else if (held[p] == 1) {
+            heldDigit[p] = b;
+            held[p] = 2;
+        } else {
+            held[p] = 0;
+            out(p, hex(heldDigit[p]) << 4 | digit);
+        }
+    }
+
+    /** What pass {@code p} decoded goes to the next pass, or to the automaton. */
+    private void out(int p, int b) {
+        if (p == 0 && twice) {
+            pass(1, b);
+        } else {
+            emit(b);
+        }
+    }
+
+    /** Pass {@code p} lets what it held go as it was read ({@code %}, and a digit in its own letter case). */
+    private void let(int p) {
+        int was = held[p];
+        held[p] = 0;
+        if (was >= 1) {
+            out(p, '%');
+        }
+        if (was == 2) {
+            out(p, heldDigit[p]);
+        }
     }
 
     @Override
     boolean idle() {
-        return first.idle() && (second == null || second.idle());
+        return held[0] == 0 && held[1] == 0;
     }
 
     @Override
     void flush() {
-        first.flush();
-        if (second != null) {
-            second.flush();
-        }
+        let(0);
+        let(1);
     }
 
     @Override
     String label() {
-        return second != null ? "percent-decoded twice" : withJoinedLines("percent-decoded");
-    }
-
-    /** One pass of percent-decoding, handing what it decodes to {@code out}. */
-    private static final class PercentStage {
-        private final IntConsumer out;
-        private int held; // 0: none; 1: '%' seen; 2: '%' and one hex digit
-        private int high;
-        private int highByte;
-
-        PercentStage(IntConsumer out) {
-            this.out = out;
-        }
-
-        void take(int b) {
-            if (held == 0) {
-                if (b == '%') {
-                    held = 1;
-                } else {
-                    out.accept(b);
-                }
-                return;
-            }
-            int digit = Character.digit(b, 16);
-            if (held == 1 && digit >= 0) {
-                high = digit;
-                highByte = b;
-                held = 2;
-            } else if (held == 2 && digit >= 0) {
-                held = 0;
-                out.accept(high << 4 | digit);
-            } else {
-                flush();
-                take(b);
-            }
-        }
-
-        boolean idle() {
-            return held == 0;
-        }
-
-        void flush() {
-            int was = held;
-            held = 0;
-            if (was >= 1) {
-                out.accept('%');
-            }
-            if (was == 2) {
-                out.accept(highByte); // as it was sent, in its own letter case
-            }
-        }
+        return twice ? "percent-decoded twice" : withJoinedLines("percent-decoded");
     }
 }

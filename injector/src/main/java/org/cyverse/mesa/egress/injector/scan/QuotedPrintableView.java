@@ -20,6 +20,11 @@ final class QuotedPrintableView extends DecodingView {
     }
 
     @Override
+    boolean mayFollow(int next) {
+        return hex(next) >= 0 || next == '\r' || next == '\n';
+    }
+
+    @Override
     void take(int b) {
         switch (held) {
             case 0 -> {
@@ -30,7 +35,7 @@ final class QuotedPrintableView extends DecodingView {
                 }
             }
             case 1 -> {
-                int digit = Character.digit(b, 16);
+                int digit = hex(b);
                 if (digit >= 0) {
                     high = digit;
                     highByte = b;
@@ -45,7 +50,7 @@ final class QuotedPrintableView extends DecodingView {
                 }
             }
             case 2 -> {
-                int digit = Character.digit(b, 16);
+                int digit = hex(b);
                 if (digit >= 0) {
                     held = 0;
                     emit(high << 4 | digit);

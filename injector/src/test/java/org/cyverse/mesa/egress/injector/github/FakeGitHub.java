@@ -5,7 +5,9 @@ import static com.github.tomakehurst.wiremock.client.WireMock.delete;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.matching;
+import static com.github.tomakehurst.wiremock.client.WireMock.patch;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.put;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
@@ -67,6 +69,7 @@ public final class FakeGitHub implements AutoCloseable {
     private static final String CONTENT_TYPE = "application/json; charset=utf-8";
     private static final String MINT = "github-installation-token";
     private static final String COMPARE = "github-compare";
+    private static final String WRITE = "github-write";
     /** Three base64url parts: what GitHub can at least try to decode as a JWT. */
     private static final String BEARER_JWT = "Bearer [A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+";
     /** GitHub's time format: UTC to the second, {@code 2016-07-11T22:14:10Z}. */
@@ -114,7 +117,7 @@ public final class FakeGitHub implements AutoCloseable {
         AtomicReference<String> account = new AtomicReference<>(DEFAULT_ACCOUNT);
         Map<String, Comparer> comparers = new ConcurrentHashMap<>();
         WireMockServer server = new WireMockServer(pki.tls(options().bindAddress("127.0.0.1").httpDisabled(true).dynamicHttpsPort())
-                .extensions(new InstallationTokens(minting, account), new Comparisons(comparers)));
+                .extensions(new InstallationTokens(minting, account), new Comparisons(comparers), new Writes()));
         server.start();
         // GitHub answers 404 for an installation the App does not have.
         server.stubFor(post(urlPathMatching("/app/installations/[^/]+/access_tokens")).atPriority(UNKNOWN)
@@ -221,6 +224,27 @@ public final class FakeGitHub implements AutoCloseable {
         server.stubFor(get(urlPathMatching(path)).atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
                 .willReturn(aResponse().withTransformers(COMPARE).withTransformerParameter("repository", owner + "/" + repo)));
         server.stubFor(get(urlPathMatching(path)).atPriority(REFUSAL).willReturn(json(401, fixture("error-bad-credentials.json"))));
+    }
+
+    /**
+     * The writes the GitHub MCP server's tools make, for {@code token} (else 401): {@code POST
+     * git/refs} 201 and {@code PATCH git/refs/...} 200 with {@code ref.json} (the ref asked),
+     * {@code PUT contents/{path}} 201 and {@code DELETE} 200 with {@code file-commit.json} (the
+     * branch asked). What they write is not kept: the test checks what reached GitHub
+     * ({@link #requests}).
+     */
+    public void writes(String owner, String repo, String token) {
+        String base = "/repos/" + owner + "/" + repo;
+        for (var stub : List.of(post(urlPathEqualTo(base + "/git/refs")), patch(urlPathMatching(base + "/git/refs/.+")),
+                put(urlPathMatching(base + "/contents/.+")), delete(urlPathMatching(base + "/contents/.+")))) {
+            server.stubFor(stub.atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
+                    .willReturn(aResponse().withTransformers(WRITE).withTransformerParameter("owner", owner)
+                            .withTransformerParameter("repo", repo)));
+        }
+        for (var stub : List.of(post(urlPathEqualTo(base + "/git/refs")), patch(urlPathMatching(base + "/git/refs/.+")),
+                put(urlPathMatching(base + "/contents/.+")), delete(urlPathMatching(base + "/contents/.+")))) {
+            server.stubFor(stub.atPriority(REFUSAL).willReturn(json(401, fixture("error-bad-credentials.json"))));
+        }
     }
 
     /** {@code GET /rate_limit} answers 200 with {@code rate-limit.json} for {@code token}, else 401, as {@link #repository} does. */
@@ -463,6 +487,44 @@ public final class FakeGitHub implements AutoCloseable {
                 return api(answer.toString()).build();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Builds each answer of {@link #writes} from what the request asked. */
+    private static final class Writes implements ResponseDefinitionTransformerV2 {
+        @Override
+        public String getName() {
+            return WRITE;
+        }
+
+        @Override
+        public boolean applyGlobally() {
+            return false;
+        }
+
+        @Override
+        public ResponseDefinition transform(ServeEvent event) {
+            var parameters = event.getResponseDefinition().getTransformerParameters();
+            String owner = parameters.getString("owner");
+            String repo = parameters.getString("repo");
+            String method = event.getRequest().getMethod().getName();
+            String path = event.getRequest().getUrl().replaceFirst("\\?.*", "");
+            try {
+                JsonNode asked = parse(event.getRequest().getBodyAsString());
+                if (path.contains("/git/refs")) {
+                    String ref = method.equals("POST") ? asked.path("ref").asText() : path.substring(path.indexOf("/git/") + 5);
+                    return api(fill(fixture("ref.json"), Map.of("owner", owner, "repo", repo, "ref", ref)))
+                            .withStatus(method.equals("POST") ? 201 : 200).build();
+                }
+                ObjectNode answer = (ObjectNode) JSON.readTree(fill(fixture("file-commit.json"), Map.of("owner", owner, "repo", repo,
+                        "branch", asked.path("branch").asText())));
+                if (method.equals("DELETE")) {
+                    answer.putNull("content");
+                }
+                return api(answer.toString()).withStatus(method.equals("PUT") ? 201 : 200).build();
+            } catch (IOException e) {
+                return json(400, fixture("error-problems-parsing-json.json")).build();
             }
         }
     }

@@ -134,7 +134,7 @@ class GitHubStepTest {
                     : "Bearer " + TOKEN;
             assertEquals(expected, authorization(injection), "one Authorization, in the form the host reads; the sentinel's gone");
             assertEquals("github", injection.applied().get(0).credential());
-            assertEquals(operation.equals("git-receive-pack") && method.equals("POST"), github(injection).push() != null,
+            assertEquals(operation.equals("git-receive-pack") && method.equals("POST"), github(injection).check() instanceof PushCheck.Plan,
                     "a push carries the branch rule's check of its body");
         } else {
             assertNull(injection.headers(), "a refusal sends nothing");
