@@ -17,13 +17,13 @@ import org.cyverse.mesa.egress.injector.github.GitHubAppSpec;
 /**
  * Reads a credential's {@code github_app} block (SPEC.md "Additions": {@code github_app: {app_id,
  * private_key, installation_id, repositories, permissions, branch, api_url}}, and the extensions
- * {@code graphql} and {@code force_push}).
+ * {@code graphql}, {@code force_push} and {@code public_read}).
  */
 final class GitHubAppReader implements KindReader {
 
     static final List<String> KEYS = List.of("app_id", "private_key", "installation_id", "repositories", "permissions", "branch",
             "api_url", "graphql",
-            "force_push");
+            "force_push", "public_read");
     /** The keys of a credential that a github_app credential has no use for: the proxy mints the token and knows its forms. */
     static final List<String> EXCLUSIVE = List.of("secret", "header", "format", "mint", "body_substitution", "aws_sigv4");
     static final String DEFAULT_API = "https://api.github.com";
@@ -80,10 +80,12 @@ final class GitHubAppReader implements KindReader {
                 "the App's JWT and its tokens go with every call") : URI.create(DEFAULT_API);
         boolean graphql = g.bool("graphql", true);
         boolean forcePush = g.bool("force_push", false);
+        boolean publicRead = g.bool("public_read", false);
         if (g.problems().size() != before || api == null || key == null || appId == null) {
             return null;
         }
-        return new GitHubAppSpec(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql);
+        return new GitHubAppSpec(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql,
+                publicRead);
     }
 
     /** The hosts a github_app credential reaches when it names none: the API's host, and github.com beside api.github.com. */

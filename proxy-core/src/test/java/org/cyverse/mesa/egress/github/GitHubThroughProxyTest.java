@@ -523,6 +523,44 @@ class GitHubThroughProxyTest {
         return proxy.interceptingClient().send(request, HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * {@code public_read} (issue 39: a job could fetch no dependency from GitHub but its own
+     * repositories): another repository is fetched anonymous, the agent's sentinel taken off
+     * too, so GitHub answers for public ones only; it is never pushed to.
+     */
+    @Test
+    void withPublicReadOtherRepositoriesAreFetchedAnonymouslyAndNeverPushed() throws Exception {
+        git.createRepository("octo/public-lib.git");
+        git.makePublic("octo/public-lib.git");
+        Path before = dir.resolve("lib-refused");
+        Result refused = GitSmartHttpServer.git(dir, env, "clone", url("octo/public-lib.git"), before.toString());
+        assertNotEquals(0, refused.exit(), "without public_read another repository is refused");
+
+        proxy.close();
+        startProxy("      public_read: true\n");
+        Path lib = dir.resolve("lib");
+        Result clone = GitSmartHttpServer.git(dir, env, "clone", url("octo/public-lib.git"), lib.toString());
+
+        assertTrue(clone.ok(), clone.err());
+        assertTrue(Files.readString(lib.resolve("README.md")).contains("octo/public-lib.git"));
+        var toLib = git.seen().stream().filter(s -> s.path().startsWith("/octo/public-lib.git/")).toList();
+        assertFalse(toLib.isEmpty());
+        assertTrue(toLib.stream().allMatch(s -> s.authorization() == null), "anonymous, neither token nor sentinel: " + toLib);
+
+        Map<String, String> refs = git.refs("octo/public-lib.git");
+        Result pushed = commitAndPush(lib, "x.txt", "HEAD:refs/heads/agent/job-17");
+        assertNotEquals(0, pushed.exit());
+        assertTrue(pushed.err().contains("public_read lets only fetches and reads"), pushed.err());
+        assertEquals(refs, git.refs("octo/public-lib.git"));
+
+        Result secret = GitSmartHttpServer.git(dir, Map.of("HTTPS_PROXY", env.get("HTTPS_PROXY"), "GIT_SSL_CAINFO",
+                env.get("GIT_SSL_CAINFO"), "HOME", env.get("HOME"), "GIT_TERMINAL_PROMPT", "0"), "clone",
+                url("acme/secret-plans.git"), dir.resolve("secret").toString());
+        assertNotEquals(0, secret.exit(), "a private repository answers an anonymous fetch with 401");
+        assertTrue(git.seen().stream().filter(s -> s.path().startsWith("/acme/secret-plans.git/")).allMatch(s -> s.authorization() == null),
+                "the token never goes to a repository that is not the job's");
+    }
+
     @Test
     void stoppingRevokesTheToken() throws Exception {
         assertTrue(proxy.server().stop(Duration.ofSeconds(3)));

@@ -81,6 +81,8 @@ public final class GitSmartHttpServer implements AutoCloseable {
     private final Path root;
     private final String user;
     private final byte[] credential;
+    /** Repositories anyone may fetch without credentials, as GitHub serves public ones. */
+    private final Set<String> publicRepositories = ConcurrentHashMap.newKeySet();
     private final HttpsServer server;
     private final ExecutorService pool = Executors.newCachedThreadPool();
     private final ScheduledExecutorService reaper = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -123,6 +125,11 @@ public final class GitSmartHttpServer implements AutoCloseable {
         return "https://localhost:" + port() + "/" + repo;
     }
 
+    /** Lets anyone fetch {@code repo} (such as {@code octo/public-lib.git}) without credentials; pushes still need them. */
+    public void makePublic(String repo) {
+        publicRepositories.add(repo);
+    }
+
     /** The {@code Authorization} header value the server accepts. */
     public String authorization() {
         return "Basic " + Base64.getEncoder().encodeToString(credential);
@@ -162,12 +169,20 @@ public final class GitSmartHttpServer implements AutoCloseable {
      * through any proxy. Returns the new commit's id.
      */
     public String advance(String repo, String branch, String file) throws IOException, InterruptedException {
+        return commit(repo, branch, Map.of(file, "a teammate's work\n"), "A teammate's change");
+    }
+
+    /** One commit of {@code files} (path to text) on top of {@code branch} of {@code repo}, pushed by file path. Returns its id. */
+    public String commit(String repo, String branch, Map<String, String> files, String message) throws IOException, InterruptedException {
         Path work = Files.createTempDirectory("git-teammate");
         try {
             check(git(work, Map.of(), "clone", "--quiet", "-b", branch, repository(repo).toString(), "."));
-            Files.writeString(work.resolve(file), "a teammate's work\n");
-            check(git(work, Map.of(), "add", file));
-            check(git(work, SEED_IDENTITY, "commit", "--quiet", "-m", "A teammate's change"));
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                Files.createDirectories(work.resolve(f.getKey()).toAbsolutePath().getParent());
+                Files.writeString(work.resolve(f.getKey()), f.getValue());
+                check(git(work, Map.of(), "add", f.getKey()));
+            }
+            check(git(work, SEED_IDENTITY, "commit", "--quiet", "-m", message));
             check(git(work, Map.of(), "push", "--quiet", "origin", "HEAD:refs/heads/" + branch));
             return check(git(work, Map.of(), "rev-parse", "HEAD")).out().strip();
         } finally {
@@ -285,7 +300,9 @@ public final class GitSmartHttpServer implements AutoCloseable {
             String path = uri.getPath();
             String query = uri.getRawQuery() == null ? "" : uri.getRawQuery();
             String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-            if (!authorized(authorization)) {
+            boolean anonymousFetch = authorization == null && publicRepositories.stream().anyMatch(r -> path.startsWith("/" + r + "/"))
+                    && (path.endsWith("/git-upload-pack") || path.endsWith("/info/refs") && query.equals("service=git-upload-pack"));
+            if (!anonymousFetch && !authorized(authorization)) {
                 seen.add(new Seen(method, path, query, authorization, 401));
                 exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"git\"");
                 exchange.getResponseHeaders().set("Content-Type", "text/plain");

@@ -23,9 +23,17 @@ import org.cyverse.mesa.egress.injector.SecretRef;
  * @param permissions GitHub's permission names to {@code read}, {@code write} or {@code admin}
  * @param rule which refs a push may update
  * @param graphql whether {@code POST /graphql} is let through (the token's repository scope is then its only limit)
+ * @param publicRead whether fetches and reads of other repositories go out anonymous, without the token (GitHub then
+ *     answers for public ones only); never a push or a write
  */
 public record GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
-        Map<String, String> permissions, BranchRule rule, boolean graphql) implements KindSpec {
+        Map<String, String> permissions, BranchRule rule, boolean graphql, boolean publicRead) implements KindSpec {
+
+    /** Without {@code public_read}. */
+    public GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
+            Map<String, String> permissions, BranchRule rule, boolean graphql) {
+        this(apiUrl, appId, privateKey, installationId, repositories, permissions, rule, graphql, false);
+    }
 
     public GitHubAppSpec {
         repositories = List.copyOf(repositories);
@@ -58,6 +66,6 @@ public record GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long
         return "minted: GitHub App installation token from " + apiUrl + " (app " + appId + ", installation " + installationId
                 + ", private key " + privateKey + "; repositories " + String.join(", ", repositories) + "; permissions "
                 + permissions + "; pushes only to " + rule.describe() + (rule.forcePush() ? ", force pushes allowed" : ", fast-forwards only")
-                + (graphql ? "" : "; GraphQL refused") + ")";
+                + (graphql ? "" : "; GraphQL refused") + (publicRead ? "; other repositories read anonymously (public_read)" : "") + ")";
     }
 }

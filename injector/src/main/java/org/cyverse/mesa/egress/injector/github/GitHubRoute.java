@@ -19,7 +19,8 @@ import org.cyverse.mesa.egress.injector.PercentText;
  *
  * @param kind what the request is
  * @param repository {@code owner/name} as the path spelled it ({@code .git} removed), or {@code null}
- * @param rest the REST path after {@code /repos/{owner}/{repo}} (e.g. {@code /git/refs/heads/main}), or {@code null}
+ * @param rest the REST path after {@code /repos/{owner}/{repo}} (e.g. {@code /git/refs/heads/main}), the Git LFS path
+ *     after {@code info/lfs} ({@code /objects/batch}), or {@code null}
  */
 public record GitHubRoute(Kind kind, String repository, String rest) {
 
@@ -38,6 +39,11 @@ public record GitHubRoute(Kind kind, String repository, String rest) {
         GIT_PUSH_REFS,
         /** {@code POST git-receive-pack}: the push itself. */
         GIT_PUSH,
+        /**
+         * Git LFS on the git host ({@code /{owner}/{repo}[.git]/info/lfs/...}: the batch API and
+         * the locks API, git-lfs's {@code docs/api}); {@code rest} is the path after {@code info/lfs}.
+         */
+        GIT_LFS,
         /** Not the API and not git smart HTTP (web pages, archives, releases on github.com): nothing is injected. */
         OTHER,
         /** A path whose segments cannot be read unambiguously. */
@@ -99,6 +105,9 @@ public record GitHubRoute(Kind kind, String repository, String rest) {
                 return new GitHubRoute(Kind.GIT_FETCH, repository, null); // no service: the dumb protocol's read
             }
             return new GitHubRoute(service.equals("git-receive-pack") ? Kind.GIT_PUSH_REFS : Kind.UNREADABLE, repository, null);
+        }
+        if (tail.size() >= 2 && tail.get(0).equals("info") && tail.get(1).equals("lfs")) {
+            return new GitHubRoute(Kind.GIT_LFS, repository, "/" + String.join("/", tail.subList(2, tail.size())));
         }
         if (tail.size() == 1 && tail.get(0).equals("git-upload-pack")) {
             return new GitHubRoute(Kind.GIT_FETCH, repository, null);

@@ -68,6 +68,7 @@ public final class GitHubStep implements CredentialStep {
             case GIT_FETCH -> "git-upload-pack";
             case GIT_PUSH_REFS, GIT_PUSH -> "git-receive-pack";
             case GRAPHQL -> "graphql";
+            case GIT_LFS -> "git-lfs";
             default -> "rest";
         };
         GitHubUse use = new GitHubUse(route.repository(), operation, null);
@@ -79,11 +80,18 @@ public final class GitHubStep implements CredentialStep {
                     + " not one of the repository-free reads";
             case GRAPHQL -> app.graphql() ? null : "GraphQL is refused for credential " + c.name() + " (graphql: false)";
             case REST_FREE -> null;
-            case REST_REPOSITORY, GIT_FETCH, GIT_PUSH_REFS, GIT_PUSH -> jobHas(app, route.repository()) ? null : "the job's repositories"
+            case REST_REPOSITORY, GIT_FETCH, GIT_PUSH_REFS, GIT_PUSH, GIT_LFS -> jobHas(app, route.repository()) ? null : "the job's repositories"
                     + " (credential " + c.name() + ": " + String.join(", ", app.repositories()) + ") do not include " + route.repository();
         };
         if (route.kind() == GitHubRoute.Kind.OTHER) {
             return unchanged(request, null);
+        }
+        if (refused != null && app.publicRead() && route.repository() != null && !jobHas(app, route.repository())) {
+            Injection anonymous = anonymous(request, route, c, use, app.rule());
+            if (anonymous != null) {
+                return anonymous;
+            }
+            refused += " (public_read lets only fetches and reads of other repositories go, anonymous)";
         }
         if (refused != null) {
             return refusal(Injection.Outcome.REPOSITORY_NOT_ALLOWED, c, refused, use);
@@ -99,6 +107,19 @@ public final class GitHubStep implements CredentialStep {
             }
             if (ruling.field() != null) {
                 restWrite = new RestWriteCheck.Plan(c.name(), route.repository(), ruling.call(), ruling.field(), ruling.ref(), app.rule());
+            }
+        }
+        if (route.kind() == GitHubRoute.Kind.GIT_LFS) {
+            boolean mayPush = app.permissions().isEmpty() || "write".equals(app.permissions().get("contents"));
+            String method = request.method().toUpperCase(Locale.ROOT);
+            boolean batch = route.rest().equals("/objects/batch");
+            boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("POST") && route.rest().equals("/locks/verify");
+            if (batch && method.equals("POST")) {
+                restWrite = new RestWriteCheck.Plan(c.name(), route.repository(), "Git LFS batch", RestWriteCheck.Field.OPERATION, null,
+                        app.rule(), mayPush);
+            } else if (!read && !mayPush) {
+                return refusal(Injection.Outcome.REF_NOT_ALLOWED, c, "Git LFS " + method + " " + route.rest() + " writes, and the job's"
+                        + " token may not write " + route.repository() + " (its contents permission is read)", use);
             }
         }
         if (!request.tls() && !c.allowPlaintext()) {
@@ -144,6 +165,33 @@ public final class GitHubStep implements CredentialStep {
     private static GitHubRoute route(CredentialSpec c, OutgoingRequest request, String pathAndQuery, int q) {
         return GitHubRoute.of(c.kind(GitHubAppSpec.class).apiUrl(), request.destination(), request.method(),
                 q < 0 ? pathAndQuery : pathAndQuery.substring(0, q), q < 0 ? null : pathAndQuery.substring(q + 1));
+    }
+
+    /**
+     * {@code public_read}: a fetch or read of a repository that is not the job's goes out without
+     * any credential (the agent's sentinel taken off too), so GitHub answers for public
+     * repositories only; an LFS batch goes as a download only. {@code null} for anything else
+     * (pushes, writes): refused.
+     */
+    private static Injection anonymous(OutgoingRequest request, GitHubRoute route, CredentialSpec c, GitHubUse use, BranchRule rule) {
+        String method = request.method().toUpperCase(Locale.ROOT);
+        boolean read = method.equals("GET") || method.equals("HEAD");
+        boolean lfsBatch = route.kind() == GitHubRoute.Kind.GIT_LFS && method.equals("POST") && route.rest().equals("/objects/batch");
+        boolean goes = route.kind() == GitHubRoute.Kind.GIT_FETCH || route.kind() == GitHubRoute.Kind.REST_REPOSITORY && read
+                || route.kind() == GitHubRoute.Kind.GIT_LFS && read || lfsBatch;
+        if (!goes) {
+            return null;
+        }
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        for (Map.Entry<String, String> h : request.headers()) {
+            if (!h.getKey().equalsIgnoreCase("authorization")) {
+                headers.add(h);
+            }
+        }
+        GitHubUse anonymousUse = lfsBatch ? new GitHubUse(route.repository(), use.operation(), new RestWriteCheck.Plan(c.name(),
+                route.repository(), "Git LFS batch", RestWriteCheck.Field.OPERATION, null, rule, false)) : use;
+        return new Injection(Injection.Outcome.UNCHANGED, null, request.pathAndQuery(), headers, Map.of(), List.of(),
+                "anonymous read of " + route.repository() + " (public_read of credential " + c.name() + ")", null, anonymousUse);
     }
 
     /** Whether the request announces a body, as the proxy's body gate reads it (chunked, or a Content-Length above zero). */

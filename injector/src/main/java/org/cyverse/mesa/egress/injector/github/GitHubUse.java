@@ -24,7 +24,7 @@ public final class GitHubUse implements RequestUse {
 
     /**
      * @param repository {@code owner/name} as the request named it, or {@code null} (a repository-free call)
-     * @param operation {@code rest}, {@code graphql}, {@code git-upload-pack}, {@code git-receive-pack}
+     * @param operation {@code rest}, {@code graphql}, {@code git-upload-pack}, {@code git-receive-pack}, {@code git-lfs}
      * @param check the branch rule's check of the body ({@link PushCheck.Plan}, {@link RestWriteCheck.Plan}), or {@code null}
      */
     public GitHubUse(String repository, String operation, BodyCheck.Plan check) {
@@ -46,7 +46,7 @@ public final class GitHubUse implements RequestUse {
         return check;
     }
 
-    /** Whether the client is git (its refusals are read as git prints them: plain text). */
+    /** Whether the client is git or git-lfs (the token goes as git's Basic {@code x-access-token}). */
     public boolean git() {
         return operation.startsWith("git-");
     }
@@ -56,10 +56,10 @@ public final class GitHubUse implements RequestUse {
         return check == null ? null : () -> started = check.start();
     }
 
-    /** git prints plain text; {@code gh} and other REST clients print a JSON error's {@code message}. */
+    /** git prints plain text; {@code gh}, git-lfs and other REST clients print a JSON error's {@code message}. */
     @Override
     public AnswerStyle answerStyle() {
-        return git() ? AnswerStyle.PLAIN_TEXT : AnswerStyle.JSON_MESSAGE;
+        return git() && !operation.equals("git-lfs") ? AnswerStyle.PLAIN_TEXT : AnswerStyle.JSON_MESSAGE;
     }
 
     @Override

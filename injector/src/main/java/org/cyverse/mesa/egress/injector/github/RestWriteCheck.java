@@ -35,7 +35,9 @@ public final class RestWriteCheck implements BodyCheck {
 
     /** The top-level field that names what the call writes. */
     public enum Field {
-        FORCE("force"), REF("ref"), BRANCH("branch"), BASE("base");
+        FORCE("force"), REF("ref"), BRANCH("branch"), BASE("base"),
+        /** Git LFS's batch API ({@code docs/api/batch.md}): {@code download}, or {@code upload} when the job may push. */
+        OPERATION("operation");
 
         private final String key;
 
@@ -53,9 +55,14 @@ public final class RestWriteCheck implements BodyCheck {
      *
      * @param call for messages: what the call does ({@code updating refs/heads/agent/job-17})
      * @param ref the ref the path names (an update), or {@code null} when the body names it
+     * @param mayPush whether the job's token may write the repository (an LFS upload goes only then)
      */
-    public record Plan(String credential, String repository, String call, Field field, String ref, BranchRule rule)
+    public record Plan(String credential, String repository, String call, Field field, String ref, BranchRule rule, boolean mayPush)
             implements BodyCheck.Plan {
+        public Plan(String credential, String repository, String call, Field field, String ref, BranchRule rule) {
+            this(credential, repository, call, field, ref, rule, true);
+        }
+
         @Override
         public RestWriteCheck start() {
             return new RestWriteCheck(this);
@@ -159,6 +166,9 @@ public final class RestWriteCheck implements BodyCheck {
             case BRANCH -> value instanceof String branch ? refusal("refs/heads/" + branch, false)
                     : "without branch it writes the repository's default branch; name the job's branch";
             case BASE -> value instanceof String base ? refusal("refs/heads/" + base, false) : "the body names no base branch";
+            case OPERATION -> "download".equals(value) || "upload".equals(value) && plan.mayPush() ? null
+                    : "upload".equals(value) ? "the job may not write " + plan.repository() + " (an upload needs a token that may push)"
+                    : "the operation is neither download nor upload";
         };
         decided = true;
         if (why != null) {
@@ -199,8 +209,8 @@ public final class RestWriteCheck implements BodyCheck {
         if (plan.ref() != null) {
             return List.of(plan.ref());
         }
-        return value instanceof String v && plan.field() != Field.FORCE ? List.of(plan.field() == Field.REF ? v : "refs/heads/" + v)
-                : null;
+        return value instanceof String v && plan.field() != Field.FORCE && plan.field() != Field.OPERATION
+                ? List.of(plan.field() == Field.REF ? v : "refs/heads/" + v) : null;
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.cyverse.mesa.egress.allowlist.Destination;
 import org.cyverse.mesa.egress.allowlist.HostPattern;
+import org.cyverse.mesa.egress.injector.AnswerStyle;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.Injection;
 import org.cyverse.mesa.egress.injector.OutgoingRequest;
@@ -112,6 +113,10 @@ class GitHubStepTest {
         "github.com     | GET    | /acme/secret-plans.git/info/refs?service=git-upload-pack | REPOSITORY_NOT_ALLOWED | git-upload-pack | acme/secret-plans",
         "github.com     | POST   | /evil/widgets.git/git-receive-pack                | REPOSITORY_NOT_ALLOWED | git-receive-pack | evil/widgets",
         "github.com     | GET    | /acme/widgets/info/refs?service=git-upload-pack&service=git-receive-pack | REPOSITORY_NOT_ALLOWED | rest | acme/widgets",
+        // Git LFS (issue 39: it got no token, and the sentinel went to GitHub as a password).
+        "github.com     | POST   | /acme/widgets.git/info/lfs/objects/batch          | INJECTED               | git-lfs          | acme/widgets",
+        "github.com     | GET    | /Acme/Widgets/info/lfs/locks?path=a.bin           | INJECTED               | git-lfs          | Acme/Widgets",
+        "github.com     | POST   | /acme/secret-plans.git/info/lfs/objects/batch     | REPOSITORY_NOT_ALLOWED | git-lfs          | acme/secret-plans",
         // Neither the API nor git: nothing injected, nothing refused.
         "github.com     | GET    | /acme/widgets/archive/refs/heads/main.zip         | UNCHANGED              |                  | ",
         "github.com     | GET    | /login                                            | UNCHANGED              |                  | ",
@@ -164,6 +169,58 @@ class GitHubStepTest {
         assertEquals("github-other", injection.credential());
         assertEquals(Injection.Outcome.REPOSITORY_NOT_ALLOWED, step.apply(new OutgoingRequest(true, Destination.parse("github.com", 443),
                 "GET", "/third/thing.git/info/refs?service=git-upload-pack", List.of())).outcome());
+    }
+
+    @Test
+    void gitLfsBatchesAreJudgedByTheirOperationAndAReadOnlyJobWritesNoLocks() throws Exception {
+        Injection batch = apply("github.com", "POST", "/acme/widgets.git/info/lfs/objects/batch", TOKEN, true);
+        assertTrue(github(batch).check() instanceof RestWriteCheck.Plan plan && plan.field() == RestWriteCheck.Field.OPERATION
+                && plan.mayPush(), "the batch's operation is read: " + github(batch).check());
+        assertEquals(AnswerStyle.JSON_MESSAGE, github(batch).answerStyle(), "git-lfs prints message");
+
+        GitHubAppSpec readOnly = new GitHubAppSpec(URI.create("https://api.github.com"), "123456", SecretRef.parse("file:/k.pem"),
+                42L, List.of("acme/widgets"), Map.of("contents", "read"), new BranchRule(List.of("agent/job-17")), true);
+        GitHubStep step = new GitHubStep(List.of(new CredentialSpec("github", List.of(HostPattern.parse("github.com")), Set.of(443),
+                Set.of(), List.of(), SENTINEL, null, "Bearer {secret}", null, false, false, readOnly)), store(TOKEN));
+        Destination github = Destination.parse("github.com", 443);
+        Injection lock = step.apply(new OutgoingRequest(true, github, "POST", "/acme/widgets.git/info/lfs/locks", List.of()));
+        assertEquals(Injection.Outcome.REF_NOT_ALLOWED, lock.outcome(), lock.detail());
+        assertTrue(lock.detail().contains("contents permission is read"), lock.detail());
+        assertEquals(Injection.Outcome.INJECTED, step.apply(new OutgoingRequest(true, github, "POST",
+                "/acme/widgets.git/info/lfs/locks/verify", List.of())).outcome(), "verifying locks reads");
+        Injection readOnlyBatch = step.apply(new OutgoingRequest(true, github, "POST", "/acme/widgets.git/info/lfs/objects/batch",
+                List.of()));
+        assertTrue(github(readOnlyBatch).check() instanceof RestWriteCheck.Plan plan && !plan.mayPush());
+    }
+
+    @Test
+    void publicReadLetsFetchesAndReadsOfOtherRepositoriesGoAnonymousAndNothingElse() throws Exception {
+        GitHubAppSpec app = new GitHubAppSpec(URI.create("https://api.github.com"), "123456", SecretRef.parse("file:/k.pem"), 42L,
+                List.of("acme/widgets"), Map.of("contents", "write"), new BranchRule(List.of("agent/job-17")), true, true);
+        GitHubStep step = new GitHubStep(List.of(new CredentialSpec("github", List.of(HostPattern.parse("api.github.com"),
+                HostPattern.parse("github.com")), Set.of(443), Set.of(), List.of(), SENTINEL, null, "Bearer {secret}", null, false, false,
+                app)), store(TOKEN));
+        List<Map.Entry<String, String>> sentinel = List.of(Map.entry("Authorization", "token " + SENTINEL), Map.entry("Accept", "*/*"));
+        for (String[] read : new String[][] {{"github.com", "GET", "/octo/lib.git/info/refs?service=git-upload-pack"},
+            {"github.com", "POST", "/octo/lib.git/git-upload-pack"}, {"api.github.com", "GET", "/repos/octo/lib/releases/latest"},
+            {"github.com", "POST", "/octo/lib.git/info/lfs/objects/batch"}}) {
+            Injection anonymous = step.apply(new OutgoingRequest(true, Destination.parse(read[0], 443), read[1], read[2], sentinel));
+            assertEquals(Injection.Outcome.UNCHANGED, anonymous.outcome(), read[2] + ": " + anonymous.detail());
+            assertNull(authorization(anonymous), "neither the token nor the sentinel goes: " + read[2]);
+            assertEquals(List.of(Map.entry("Accept", "*/*")), anonymous.headers());
+        }
+        Injection batch = step.apply(new OutgoingRequest(true, Destination.parse("github.com", 443), "POST",
+                "/octo/lib.git/info/lfs/objects/batch", sentinel));
+        assertTrue(github(batch).check() instanceof RestWriteCheck.Plan plan && !plan.mayPush(), "an LFS batch goes as a download only");
+        for (String[] write : new String[][] {{"github.com", "GET", "/octo/lib.git/info/refs?service=git-receive-pack"},
+            {"github.com", "POST", "/octo/lib.git/git-receive-pack"}, {"api.github.com", "POST", "/repos/octo/lib/issues"},
+            {"api.github.com", "PUT", "/repos/octo/lib/contents/a.txt"}, {"github.com", "POST", "/octo/lib.git/info/lfs/locks"}}) {
+            Injection refused = step.apply(new OutgoingRequest(true, Destination.parse(write[0], 443), write[1], write[2], sentinel));
+            assertEquals(Injection.Outcome.REPOSITORY_NOT_ALLOWED, refused.outcome(), write[2]);
+            assertTrue(refused.detail().contains("public_read lets only fetches and reads"), refused.detail());
+        }
+        assertEquals("Bearer " + TOKEN, authorization(step.apply(new OutgoingRequest(true, Destination.parse("api.github.com", 443), "GET",
+                "/repos/acme/widgets", sentinel))), "the job's own repository still gets the token");
     }
 
     @Test

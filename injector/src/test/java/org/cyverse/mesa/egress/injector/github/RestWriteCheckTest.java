@@ -72,6 +72,23 @@ class RestWriteCheckTest {
     }
 
     @Test
+    void anLfsUploadGoesOnlyWhenTheJobMayPush() {
+        String upload = "{\"operation\":\"upload\",\"transfers\":[\"basic\"],\"objects\":[{\"oid\":\"ab\",\"size\":3}]}";
+        String download = upload.replace("upload", "download");
+        for (boolean mayPush : new boolean[] {true, false}) {
+            RestWriteCheck.Plan plan = new RestWriteCheck.Plan("github", "acme/widgets", "Git LFS batch", RestWriteCheck.Field.OPERATION,
+                    null, RULE, mayPush);
+            assertEquals(BodyCheck.Status.CONTINUE, run(plan.start(), download, 5));
+            RestWriteCheck check = plan.start();
+            assertEquals(mayPush ? BodyCheck.Status.CONTINUE : BodyCheck.Status.REFUSE, run(check, upload, 5));
+            if (!mayPush) {
+                assertTrue(check.refusal().detail().contains("the job may not write acme/widgets"), check.refusal().detail());
+            }
+            assertNull(check.refs(), "an LFS batch names no ref");
+        }
+    }
+
+    @Test
     void theHeadWaitsUntilTheBodyHasBeenReadAndARefusalBeforeTheEndDropsTheRest() {
         RestWriteCheck check = new RestWriteCheck.Plan("github", "acme/widgets", "writing x", RestWriteCheck.Field.BRANCH, null, RULE)
                 .start();
