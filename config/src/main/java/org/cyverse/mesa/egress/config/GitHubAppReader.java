@@ -17,13 +17,13 @@ import org.cyverse.mesa.egress.injector.github.GitHubAppSpec;
 /**
  * Reads a credential's {@code github_app} block (SPEC.md "Additions": {@code github_app: {app_id,
  * private_key, installation_id, repositories, permissions, branch, api_url}}, and the extensions
- * {@code graphql}, {@code force_push} and {@code public_read}).
+ * {@code graphql}, {@code graphql_allow}, {@code force_push} and {@code public_read}).
  */
 final class GitHubAppReader implements KindReader {
 
     static final List<String> KEYS = List.of("app_id", "private_key", "installation_id", "repositories", "permissions", "branch",
             "api_url", "graphql",
-            "force_push", "public_read");
+            "force_push", "public_read", "graphql_allow");
     /** The keys of a credential that a github_app credential has no use for: the proxy mints the token and knows its forms. */
     static final List<String> EXCLUSIVE = List.of("secret", "header", "format", "mint", "body_substitution", "aws_sigv4");
     static final String DEFAULT_API = "https://api.github.com";
@@ -81,11 +81,12 @@ final class GitHubAppReader implements KindReader {
         boolean graphql = g.bool("graphql", true);
         boolean forcePush = g.bool("force_push", false);
         boolean publicRead = g.bool("public_read", false);
+        List<String> graphqlAllow = graphqlAllow(g);
         if (g.problems().size() != before || api == null || key == null || appId == null) {
             return null;
         }
         return new GitHubAppSpec(api, appId, key, installation, repositories, permissions, new BranchRule(branches, forcePush), graphql,
-                publicRead);
+                publicRead, graphqlAllow);
     }
 
     /** The hosts a github_app credential reaches when it names none: the API's host, and github.com beside api.github.com. */
@@ -186,6 +187,23 @@ final class GitHubAppReader implements KindReader {
                         + e.value().describe());
             } else {
                 out.put(e.key(), level);
+            }
+        }
+        return out;
+    }
+
+    /** {@code graphql_allow}: GraphQL mutation names (GraphQL names: letters, digits, underscores) let go besides the harmless ones. */
+    private static List<String> graphqlAllow(MapReader g) {
+        List<String> out = new ArrayList<>();
+        List<Text> texts = g.strings("graphql_allow");
+        if (texts == null) {
+            return out;
+        }
+        for (Text t : texts) {
+            if (t.value().matches("[_A-Za-z][_0-9A-Za-z]*")) {
+                out.add(t.value());
+            } else {
+                g.problems().add(t.line(), g.key("graphql_allow"), "\"" + t.value() + "\" is not a GraphQL mutation name");
             }
         }
         return out;

@@ -52,6 +52,8 @@ public final class CredentialRefusals {
                     + " calls that name them and a few repository-free reads; ask the job's owner to attach the repository";
             case REF_NOT_ALLOWED -> "credential " + credential + " pushes only to the job's branch, with git: push your work there"
                     + " and open a pull request; branches and tags are not deleted, releases not made, pull requests not merged";
+            case GRAPHQL_NOT_ALLOWED -> "credential " + credential + " lets GraphQL queries go and the mutations that move no ref;"
+                    + " commit to the job's branch with git or createCommitOnBranch naming it, and open a pull request";
             case BAD_REQUEST -> "fix the request's AWS signature (credential " + credential + "): the error says which part is wrong";
             default -> throw new IllegalArgumentException("not a credential refusal: " + reason);
         };

@@ -57,7 +57,7 @@ final class EnforcementPolicy {
             case ADDRESS_NOT_ALLOWED, SECRET_LEAK, CREDENTIAL_ENDPOINT_MISMATCH, EGRESS_KILLED -> false;
             // A credential's own protection, not the egress policy: over plain http, beyond the job's repositories or
             // branch (the token's scope, as credential_endpoint_mismatch), or past the limits that guard its quota.
-            case PLAINTEXT_CREDENTIAL, REPOSITORY_NOT_ALLOWED, REF_NOT_ALLOWED, CREDENTIAL_BUDGET_EXCEEDED -> false;
+            case PLAINTEXT_CREDENTIAL, REPOSITORY_NOT_ALLOWED, REF_NOT_ALLOWED, GRAPHQL_NOT_ALLOWED, CREDENTIAL_BUDGET_EXCEEDED -> false;
             // Nothing the proxy could send: no value to inject, a signature it cannot re-sign.
             case CREDENTIAL_UNAVAILABLE, SIGV4_UNSUPPORTED, SIGV4_SIGNATURE_MISMATCH -> false;
             // Safety of inspection: TRACE echoes injected credentials, a nested CONNECT escapes every check, and a

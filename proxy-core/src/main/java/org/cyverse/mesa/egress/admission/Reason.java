@@ -50,7 +50,9 @@ public enum Reason {
     /** 403: a GitHub REST or git request for a repository the job does not have (or a REST path outside the repository-free reads). */
     REPOSITORY_NOT_ALLOWED,
     /** 403: a git push (or a REST call) that would change a ref other than the job's branch; git prints the reason. */
-    REF_NOT_ALLOWED;
+    REF_NOT_ALLOWED,
+    /** 403: a GitHub GraphQL mutation outside the job's repositories, branch or the allowed set. */
+    GRAPHQL_NOT_ALLOWED;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

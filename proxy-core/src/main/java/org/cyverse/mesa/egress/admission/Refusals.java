@@ -86,7 +86,7 @@ public final class Refusals {
             case APPROVAL_REQUIRED -> 403;
             case HOST_NOT_ALLOWED, PORT_NOT_ALLOWED, METHOD_NOT_ALLOWED, PATH_NOT_ALLOWED, ADDRESS_NOT_ALLOWED,
                     CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, EGRESS_KILLED, SIGV4_UNSUPPORTED,
-                    SIGV4_SIGNATURE_MISMATCH, REPOSITORY_NOT_ALLOWED, REF_NOT_ALLOWED -> 403;
+                    SIGV4_SIGNATURE_MISMATCH, REPOSITORY_NOT_ALLOWED, REF_NOT_ALLOWED, GRAPHQL_NOT_ALLOWED -> 403;
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
     }
@@ -245,6 +245,7 @@ public final class Refusals {
             case SIGV4_SIGNATURE_MISMATCH -> "the request to " + target + " is not signed with its credential's sentinel key";
             case REPOSITORY_NOT_ALLOWED -> "the request to " + target + " is outside the job's GitHub repositories";
             case REF_NOT_ALLOWED -> "the request to " + target + " would change a ref other than the job's branch";
+            case GRAPHQL_NOT_ALLOWED -> "the GraphQL request to " + target + " has a mutation the job's branch rule does not allow";
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");
         };
         return detail == null ? base : base + " (" + detail + ")";
@@ -281,6 +282,8 @@ public final class Refusals {
             case EGRESS_KILLED -> "stop retrying: egress stays closed until the proxy is restarted (the operator decides when)";
             case REPOSITORY_NOT_ALLOWED -> "the job's GitHub token reaches only the job's repositories";
             case REF_NOT_ALLOWED -> "push your work to the job's branch; pull requests into other branches are opened, not pushed";
+            case GRAPHQL_NOT_ALLOWED -> "commit to the job's branch (git push, or createCommitOnBranch naming it); queries and pull"
+                    + " request, review and comment mutations go";
             case CREDENTIAL_ENDPOINT_MISMATCH, SECRET_LEAK, PLAINTEXT_CREDENTIAL, CREDENTIAL_UNAVAILABLE ->
                     "see the mesa-egress README for reason " + reason.code();
             case ALLOWED -> throw new IllegalArgumentException("ALLOWED is not a refusal");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -513,6 +514,49 @@ class GitHubThroughProxyTest {
         JsonNode record = proxy.awaitAuditRecord(r -> r.path("path").asText().endsWith("/contents/notes/hello.txt")
                 && r.path("decision").asText().equals("allow") && r.path("method").asText().equals("PUT"));
         assertEquals("refs/heads/agent/job-17", record.path("github").path("refs").get(0).asText(), record.toString());
+    }
+
+    /** Issue 39: GraphQL mutations moved refs past the rule; now each is judged before anything of the request leaves. */
+    @Test
+    void graphqlMutationsAreJudgedByTheBranchRuleAndQueriesGo() throws Exception {
+        github.graphql(TOKEN);
+        String commit = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }";
+        String[][] allowed = {
+            {"query { repository(owner: \"acme\", name: \"widgets\") { id } }", "{}"},
+            {commit, "{\"input\":{\"branch\":{\"repositoryNameWithOwner\":\"acme/widgets\",\"branchName\":\"agent/job-17\"}}}"},
+            {"mutation($i: CreatePullRequestInput!) { createPullRequest(input: $i) { pullRequest { url } } }",
+                "{\"i\":{\"repositoryId\":\"R_1\",\"baseRefName\":\"main\",\"headRefName\":\"agent/job-17\",\"title\":\"t\"}}"},
+        };
+        for (String[] c : allowed) {
+            int before = github.requests("/graphql").size();
+            HttpResponse<String> answer = graphql(c[0], c[1]);
+            assertEquals(200, answer.statusCode(), answer.body());
+            assertEquals(before + 1, github.requests("/graphql").size());
+            assertEquals("Bearer " + TOKEN, github.requests("/graphql").get(before).getHeader("Authorization"));
+        }
+        String[][] refused = {
+            {commit, "{\"input\":{\"branch\":{\"repositoryNameWithOwner\":\"acme/widgets\",\"branchName\":\"main\"}}}",
+                "createCommitOnBranch on refs/heads/main"},
+            {"mutation { updateRef(input: {refId: \"REF_1\", oid: \"aa\", force: true}) { ref { name } } }", "{}", "updateRef"},
+            {"mutation { mergePullRequest(input: {pullRequestId: \"PR_1\"}) { pullRequest { merged } } }", "{}", "mergePullRequest"},
+        };
+        for (String[] c : refused) {
+            int before = github.requests("/graphql").size();
+            HttpResponse<String> answer = graphql(c[0], c[1]);
+            assertEquals(403, answer.statusCode(), answer.body());
+            JsonNode body = new ObjectMapper().readTree(answer.body());
+            assertEquals("graphql_not_allowed", body.path("reason").asText());
+            assertTrue(body.path("message").asText().contains(c[2]), "gh prints message: " + body);
+            assertEquals(before, github.requests("/graphql").size(), "nothing of it reached GitHub");
+        }
+    }
+
+    HttpResponse<String> graphql(String query, String variables) throws Exception {
+        ObjectNode body = new ObjectMapper().createObjectNode().put("query", query);
+        body.set("variables", new ObjectMapper().readTree(variables));
+        HttpRequest request = HttpRequest.newBuilder(URI.create(github.url() + "/graphql")).header("Authorization", "bearer " + SENTINEL)
+                .header("Content-Type", "application/json; charset=utf-8").POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+        return proxy.interceptingClient().send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> rest(String method, String path, String body) throws Exception {

@@ -25,18 +25,27 @@ import org.cyverse.mesa.egress.injector.SecretRef;
  * @param graphql whether {@code POST /graphql} is let through (the token's repository scope is then its only limit)
  * @param publicRead whether fetches and reads of other repositories go out anonymous, without the token (GitHub then
  *     answers for public ones only); never a push or a write
+ * @param graphqlAllow GraphQL mutations let go besides the harmless ones ({@link GraphQlMutations#HARMLESS})
  */
 public record GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
-        Map<String, String> permissions, BranchRule rule, boolean graphql, boolean publicRead) implements KindSpec {
+        Map<String, String> permissions, BranchRule rule, boolean graphql, boolean publicRead, List<String> graphqlAllow)
+        implements KindSpec {
+
+    /** With no mutation allowed by name. */
+    public GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
+            Map<String, String> permissions, BranchRule rule, boolean graphql, boolean publicRead) {
+        this(apiUrl, appId, privateKey, installationId, repositories, permissions, rule, graphql, publicRead, List.of());
+    }
 
     /** Without {@code public_read}. */
     public GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long installationId, List<String> repositories,
             Map<String, String> permissions, BranchRule rule, boolean graphql) {
-        this(apiUrl, appId, privateKey, installationId, repositories, permissions, rule, graphql, false);
+        this(apiUrl, appId, privateKey, installationId, repositories, permissions, rule, graphql, false, List.of());
     }
 
     public GitHubAppSpec {
         repositories = List.copyOf(repositories);
+        graphqlAllow = List.copyOf(graphqlAllow);
         permissions = Collections.unmodifiableMap(new LinkedHashMap<>(permissions));
     }
 
@@ -66,6 +75,7 @@ public record GitHubAppSpec(URI apiUrl, String appId, SecretRef privateKey, long
         return "minted: GitHub App installation token from " + apiUrl + " (app " + appId + ", installation " + installationId
                 + ", private key " + privateKey + "; repositories " + String.join(", ", repositories) + "; permissions "
                 + permissions + "; pushes only to " + rule.describe() + (rule.forcePush() ? ", force pushes allowed" : ", fast-forwards only")
-                + (graphql ? "" : "; GraphQL refused") + (publicRead ? "; other repositories read anonymously (public_read)" : "") + ")";
+                + (graphql ? "; GraphQL mutations judged by the branch rule" + (graphqlAllow.isEmpty() ? "" : ", also allowed: "
+                        + String.join(", ", graphqlAllow)) : "; GraphQL refused") + (publicRead ? "; other repositories read anonymously (public_read)" : "") + ")";
     }
 }

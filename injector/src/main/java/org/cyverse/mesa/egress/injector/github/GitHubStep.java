@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.cyverse.mesa.egress.injector.CredentialSpec;
 import org.cyverse.mesa.egress.injector.CredentialStep;
@@ -145,7 +146,10 @@ public final class GitHubStep implements CredentialStep {
         if (WholeAnswers.ask(headers)) {
             actions.add(WholeAnswers.ACTION);
         }
-        if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
+        if (route.kind() == GitHubRoute.Kind.GRAPHQL) {
+            use = new GitHubUse(null, operation, new GraphQlCheck.Plan(c.name(), app.rule(), app.repositories(),
+                    Set.copyOf(app.graphqlAllow())));
+        } else if (route.kind() == GitHubRoute.Kind.GIT_PUSH) {
             use = new GitHubUse(route.repository(), operation, new PushCheck.Plan(c.name(), route.repository(), app.rule(),
                     ancestry(c, app)));
         } else if (restWrite != null) {

@@ -247,6 +247,17 @@ public final class FakeGitHub implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code POST /graphql} answers 200 {@code {"data": {}}} for {@code token} (GitHub's GraphQL
+     * answer shape, "Forming calls with GraphQL": a {@code data} object), else 401 "Bad
+     * credentials". The fake executes nothing: the test checks what reached it ({@link #requests}).
+     */
+    public void graphql(String token) {
+        server.stubFor(post(urlPathEqualTo("/graphql")).atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
+                .willReturn(api("{\"data\":{}}")));
+        server.stubFor(post(urlPathEqualTo("/graphql")).atPriority(REFUSAL).willReturn(json(401, fixture("error-bad-credentials.json"))));
+    }
+
     /** {@code GET /rate_limit} answers 200 with {@code rate-limit.json} for {@code token}, else 401, as {@link #repository} does. */
     public void rateLimit(String token) {
         server.stubFor(get(urlPathEqualTo("/rate_limit")).atPriority(ANSWER).withHeader("Authorization", authorizedBy(token))
