@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -16,7 +15,6 @@ import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayDeque;
 import java.util.List;
 import org.cyverse.mesa.egress.allowlist.Destination;
-import org.cyverse.mesa.egress.body.ContentCoding;
 import org.cyverse.mesa.egress.injector.BodyCheck;
 import org.cyverse.mesa.egress.proxy.exchange.ExchangeOwner;
 import org.cyverse.mesa.egress.proxy.upstream.UpstreamListener;
@@ -51,19 +49,14 @@ public final class RequestUpload {
     private State state;
     private Channel upstream;
     private boolean closed;
-    /**
-     * Where the upstream's answer waits while a push may still be refused at its end, or
-     * {@code null}; while it holds, the upstream is read only once the whole request was written.
-     */
+    /** Where the upstream's answer waits while a push may still be refused at its end (read once all was written), or null. */
     private EarlyAnswer early;
     /** The body's last byte while its end is not yet scanned (a scanned body with a Content-Length). */
     private final LengthEndHold lengthEnd;
     /** What the gate held, once released: sent before anything more is taken from the client. */
     private final ArrayDeque<HttpContent> released = new ArrayDeque<>();
-    /** Where a check's answer from elsewhere is taken up: the client channel's event loop. */
-    private final EventExecutor loop;
-    /** A streamed chunk kept while a check waits for an answer (the pack's last bytes while GitHub is asked), or {@code null}. */
-    private HttpContent parked;
+    /** Streamed chunks kept while a check waits for an answer from elsewhere. */
+    private final WaitingChunks parked;
 
     /**
      * @param gate what scans, holds and rewrites the body, or {@code null} (no body, or nothing to do to it)
@@ -71,7 +64,7 @@ public final class RequestUpload {
      */
     public RequestUpload(ExchangeOwner owner, HttpRequest outgoing, RequestBodyGate gate, Listener listener, EventExecutor loop) {
         this.owner = owner;
-        this.loop = loop;
+        this.parked = new WaitingChunks(loop);
         this.outgoing = outgoing;
         this.gate = gate;
         this.listener = listener;
@@ -119,22 +112,7 @@ public final class RequestUpload {
      */
     public void attach(Channel channel, Destination destination, boolean tls, boolean credentialHost) {
         upstream = channel;
-        // RFC 9112 section 3.2.2: a proxy replaces Host with the authority of the target URI.
-        outgoing.headers().set(HttpHeaderNames.HOST, destination.hostField(tls ? 443 : 80));
-        if (credentialHost && outgoing.headers().contains(HttpHeaderNames.ACCEPT_ENCODING)) {
-            // The answer is read for echoed secrets: only in codings the proxy can decode.
-            String accepted = ContentCoding.restrictAcceptEncoding(outgoing.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
-            if (accepted == null) {
-                outgoing.headers().remove(HttpHeaderNames.ACCEPT_ENCODING);
-            } else {
-                outgoing.headers().set(HttpHeaderNames.ACCEPT_ENCODING, accepted);
-            }
-        }
-        if (gate != null && gate.rewrites()) {
-            // The body changes length: send it chunked.
-            outgoing.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
-            outgoing.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
+        UpstreamHead.prepare(outgoing, destination, tls, credentialHost, gate != null && gate.rewrites());
         if (state != State.HOLDING || gate.holdComplete()) {
             sendHead();
         } // else the head waits until the scan has seen the body (or the bound)
@@ -170,17 +148,23 @@ public final class RequestUpload {
             content.release(); // a check that broke: the chunk goes nowhere, the exchange fails on
             throw e;
         }
-        if (finding != null) {
+        proceed(finding, content);
+    }
+
+    /**
+     * What follows a chunk's inspection ({@code content}, consumed), or a waiting check's answer
+     * ({@code resumed}, with the chunk parked, if any): the body is refused, dropped, held, parked
+     * while a check waits, or sent; a resumed body asks for more when nothing else will.
+     */
+    private void proceed(BodyFinding finding, HttpContent content) {
+        if (finding != null || state == State.HOLDING && !gate.dropping() && !gate.reserve(content)) {
             content.release();
-            if (early != null) {
+            if (early != null && finding != null) {
                 early.discard();
             }
-            listener.bodyRefused(finding, state != State.HOLDING);
+            listener.bodyRefused(finding != null ? finding : new BodyFinding.Overloaded(), finding != null && state != State.HOLDING);
         } else if (gate.dropping()) {
             content.release();
-        } else if (state == State.HOLDING && !gate.reserve(content)) {
-            content.release();
-            listener.bodyRefused(new BodyFinding.Overloaded(), false);
         } else if (state == State.HOLDING) {
             gate.hold(content);
             if (gate.waiting()) {
@@ -189,16 +173,15 @@ public final class RequestUpload {
                 sendHead();
             }
         } else if (gate.waiting()) {
-            parked = content;
+            parked.park(content);
             await();
         } else {
             send(gate.outgoing(content));
         }
     }
 
-    /** Takes up the waiting checks' answers on the client's loop, once they came. */
     private void await() {
-        gate.awaiting().whenComplete((v, e) -> loop.execute(this::answered));
+        parked.await(gate.awaiting(), this::answered);
     }
 
     /** The checks that waited can say more: the body is refused, or goes on where it stopped. */
@@ -207,32 +190,29 @@ public final class RequestUpload {
             return;
         }
         BodyFinding finding = gate.resume();
-        HttpContent chunk = parked;
-        parked = null;
-        if (finding != null) {
-            if (chunk != null) {
-                chunk.release();
+        if (finding != null || gate.dropping()) {
+            parked.release();
+            if (finding != null) {
+                if (early != null) {
+                    early.discard();
+                }
+                listener.bodyRefused(finding, state != State.HOLDING);
+                return;
             }
-            if (early != null) {
-                early.discard();
-            }
-            listener.bodyRefused(finding, state != State.HOLDING);
         } else if (gate.waiting()) {
-            parked = chunk;
             await();
-        } else if (gate.dropping()) {
-            if (chunk != null) {
-                chunk.release();
-            }
-            owner.bodyWanted();
-        } else if (state == State.HOLDING) {
-            if (gate.holdComplete() && upstream != null) {
-                sendHead();
-            } else {
-                owner.bodyWanted();
-            }
-        } else if (chunk != null) {
-            send(gate.outgoing(chunk));
+            return;
+        } else if (state == State.HOLDING && gate.holdComplete() && upstream != null) {
+            sendHead();
+            return;
+        }
+        HttpContent chunk;
+        while ((chunk = parked.poll()) != null) {
+            released.add(gate.outgoing(chunk));
+        }
+        HttpContent first = released.poll();
+        if (first != null) {
+            send(first); // the rest one by one, each once the one before was written
         } else {
             owner.bodyWanted();
         }
@@ -310,10 +290,7 @@ public final class RequestUpload {
         while ((c = released.poll()) != null) {
             c.release();
         }
-        if (parked != null) {
-            parked.release();
-            parked = null;
-        }
+        parked.release();
         if (gate != null) {
             gate.close();
         }
