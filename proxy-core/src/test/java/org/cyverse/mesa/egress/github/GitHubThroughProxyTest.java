@@ -479,6 +479,8 @@ class GitHubThroughProxyTest {
             {"POST", "/git/refs", "{\"ref\":\"refs/heads/agent/job-17\",\"sha\":\"" + sha + "\"}", 201},
             {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":false}", 200},
             {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\"}", 200},
+            // push_files of the GitHub MCP server: force goes as false (GitHub then refuses what is not a fast-forward).
+            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":true}", 200},
             {"PUT", "/contents/notes/hello.txt", content + "\"branch\":\"agent/job-17\"}", 201},
             {"DELETE", "/contents/notes/hello.txt", "{\"message\":\"rm\",\"sha\":\"" + sha + "\",\"branch\":\"agent/job-17\"}", 200},
         };
@@ -487,7 +489,8 @@ class GitHubThroughProxyTest {
             assertEquals(c[3], answer.statusCode(), c[0] + " " + c[1] + ": " + answer.body());
             var reached = github.requests("/repos/acme/widgets" + c[1]);
             assertEquals("Bearer " + TOKEN, reached.get(reached.size() - 1).getHeader("Authorization"));
-            assertEquals(c[2], reached.get(reached.size() - 1).getBodyAsString(), "the body goes as it was sent");
+            assertEquals(((String) c[2]).replace("\"force\":true", "\"force\":false"), reached.get(reached.size() - 1).getBodyAsString(),
+                    "the body goes as it was sent, a force made false");
         }
         HttpResponse<String> merged = rest("POST", "/merges", "{\"base\":\"agent/job-17\",\"head\":\"main\"}");
         assertEquals(1, github.requests("/repos/acme/widgets/merges").size(), "a merge into the job's branch reaches GitHub: " + merged.body());
@@ -495,7 +498,7 @@ class GitHubThroughProxyTest {
         Object[][] refused = {
             {"POST", "/git/refs", "{\"ref\":\"refs/heads/main-2\",\"sha\":\"" + sha + "\"}", "only refs/heads/agent/job-17 may"},
             {"POST", "/git/refs", "{\"ref\":\"refs/tags/v2\",\"sha\":\"" + sha + "\"}", "only refs/heads/agent/job-17 may be created"},
-            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":true}", "force: true may rewrite the branch"},
+            {"PATCH", "/git/refs/heads/agent/job-17", "{\"sha\":\"" + sha + "\",\"force\":\"yes\"}", "force is not a boolean"},
             {"PUT", "/contents/notes/hello.txt", content + "\"branch\":\"main\"}", "only refs/heads/agent/job-17 may be pushed"},
             {"PUT", "/contents/notes/hello.txt", content.substring(0, content.length() - 1) + "}", "without branch it writes the"
                     + " repository's default branch"},

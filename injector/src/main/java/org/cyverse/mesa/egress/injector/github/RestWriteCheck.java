@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.async.ByteArrayFeeder;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
 import org.cyverse.mesa.egress.injector.AnswerStyle;
@@ -14,8 +18,10 @@ import org.cyverse.mesa.egress.injector.BodyCheck;
  * server's tools and other API clients commit (GitHub REST docs, API version 2022-11-28):
  * <ul>
  *   <li>{@code PATCH /repos/{o}/{r}/git/refs/heads/{branch}} ("Update a reference"): with
- *       {@code force} false or left out GitHub itself makes sure the update is a fast-forward, so
- *       only {@code force: true} is refused (unless {@code force_push: true});
+ *       {@code force} false or left out GitHub itself makes sure the update is a fast-forward; a
+ *       {@code force: true} (the GitHub MCP server's {@code push_files} sends it for every commit)
+ *       is sent as {@code force: false} unless {@code force_push: true}, so GitHub refuses an update
+ *       that is not a fast-forward and takes one that is;
  *   <li>{@code POST /repos/{o}/{r}/git/refs} ("Create a reference"): {@code ref} must be the job's branch;
  *   <li>{@code PUT} and {@code DELETE /repos/{o}/{r}/contents/{path}} ("Create or update file
  *       contents", "Delete a file"): {@code branch} must be the job's; without it the default
@@ -32,6 +38,7 @@ public final class RestWriteCheck implements BodyCheck {
     /** The most body bytes read for the field (a file of the contents API is in the same body). */
     public static final long MAX_BODY = 16L << 20;
     private static final JsonFactory JSON = new JsonFactory();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** The top-level field that names what the call writes. */
     public enum Field {
@@ -70,6 +77,8 @@ public final class RestWriteCheck implements BodyCheck {
     }
 
     private final Plan plan;
+    /** A ref update's body while it is read whole, to go on with {@code force} false ({@link #rewrite}). */
+    private final ByteArrayOutputStream forced = new ByteArrayOutputStream();
     private final JsonParser parser;
     private final ByteArrayFeeder feeder;
     private long read;
@@ -189,6 +198,46 @@ public final class RestWriteCheck implements BodyCheck {
                 null);
     }
 
+    /** A ref update's body goes on rewritten: whole at its end, {@code force} made false. */
+    @Override
+    public boolean rewrites() {
+        return plan.field() == Field.FORCE && !plan.rule().forcePush();
+    }
+
+    @Override
+    public boolean changesLength() {
+        return rewrites();
+    }
+
+    /**
+     * A ref update's chunks are kept and its whole body goes on with the last: the same JSON object
+     * with {@code force} false where it was true (what is then judged is what GitHub gets). A body
+     * that is not a JSON object, or past {@value #MAX_BODY} bytes, goes on as it came, to be refused.
+     */
+    @Override
+    public byte[] rewrite(byte[] bytes, boolean last) {
+        if (forced.size() + (long) bytes.length > MAX_BODY) {
+            return bytes; // judged too large anyway
+        }
+        forced.write(bytes, 0, bytes.length);
+        if (!last) {
+            return new byte[0];
+        }
+        byte[] whole = forced.toByteArray();
+        forced.reset();
+        try {
+            JsonNode body = MAPPER.readTree(whole);
+            if (body instanceof ObjectNode object && object.path("force").asBoolean(false)
+                    && object.get("force").isBoolean()) {
+                object.put("force", false);
+                return MAPPER.writeValueAsBytes(object);
+            }
+        } catch (IOException e) {
+            // not JSON: goes on as it came, and inspect refuses it
+        }
+        return whole;
+    }
+
     @Override
     public boolean reads() {
         return !decided;
@@ -215,6 +264,7 @@ public final class RestWriteCheck implements BodyCheck {
 
     @Override
     public void close() {
+        forced.reset();
         try {
             parser.close();
         } catch (IOException e) {

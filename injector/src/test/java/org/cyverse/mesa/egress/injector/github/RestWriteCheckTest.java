@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -69,6 +70,32 @@ class RestWriteCheckTest {
                 assertEquals(reason, check.refusal().reason(), check.refusal().detail());
             }
         }
+    }
+
+    /** The GitHub MCP server's push_files sends force: true for every commit: it goes as force: false, which GitHub checks. */
+    @Test
+    void aForcedRefUpdateGoesOnAsNotForcedWhatEverItsChunks() throws Exception {
+        String body = "{\"sha\":\"aa218f56b14c9653891f9e74264a383fa43fefbd\",\"force\":true}";
+        for (int chunk : new int[] {1, 5, 4096}) {
+            RestWriteCheck check = new RestWriteCheck.Plan("github", "acme/widgets", "updating refs/heads/agent/job-17",
+                    RestWriteCheck.Field.FORCE, "refs/heads/agent/job-17", RULE).start();
+            assertTrue(check.rewrites() && check.changesLength());
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            ByteArrayOutputStream sent = new ByteArrayOutputStream();
+            BodyCheck.Status status = BodyCheck.Status.HOLD;
+            for (int off = 0; off < bytes.length; off += chunk) {
+                boolean last = off + chunk >= bytes.length;
+                byte[] part = Arrays.copyOfRange(bytes, off, Math.min(bytes.length, off + chunk));
+                byte[] out = check.rewrite(part, last); // as the gate does: rewritten, then inspected
+                sent.write(out);
+                status = check.inspect(out, last);
+            }
+            assertEquals(BodyCheck.Status.CONTINUE, status, check.refusal() == null ? "" : check.refusal().detail());
+            assertEquals("{\"sha\":\"aa218f56b14c9653891f9e74264a383fa43fefbd\",\"force\":false}", sent.toString(StandardCharsets.UTF_8));
+        }
+        RestWriteCheck allowedToForce = new RestWriteCheck.Plan("github", "acme/widgets", "updating", RestWriteCheck.Field.FORCE,
+                "refs/heads/agent/job-17", new BranchRule(List.of("agent/job-17"), true)).start();
+        assertTrue(!allowedToForce.rewrites(), "with force_push: true nothing is rewritten");
     }
 
     @Test
