@@ -105,7 +105,8 @@ class AdmissionTest {
             Reason.UPSTREAM_TLS_ERROR, "ForwardExchange (upstream handshake)",
             Reason.UPSTREAM_TIMEOUT, "UpstreamDialer, ForwardExchange",
             Reason.OVERLOADED, "ConnectionGate",
-            Reason.ADMIN_UNAUTHORIZED, "AdminCalls (the admin port, not a proxied request)");
+            Reason.ADMIN_UNAUTHORIZED, "AdminCalls (the admin port, not a proxied request)",
+            Reason.GRAPHQL_NOT_ALLOWED, "GraphQlCheck (the request body, after admission)");
 
     static Admission admission;
     static Admission withoutInterception;

@@ -38,6 +38,7 @@ class EnforcementPolicyTest {
             Map.entry(Reason.PLAINTEXT_CREDENTIAL, false),
             Map.entry(Reason.REPOSITORY_NOT_ALLOWED, false),
             Map.entry(Reason.REF_NOT_ALLOWED, false),
+            Map.entry(Reason.GRAPHQL_NOT_ALLOWED, false),
             Map.entry(Reason.CREDENTIAL_BUDGET_EXCEEDED, false),
             Map.entry(Reason.CREDENTIAL_UNAVAILABLE, false),
             Map.entry(Reason.SIGV4_UNSUPPORTED, false),
