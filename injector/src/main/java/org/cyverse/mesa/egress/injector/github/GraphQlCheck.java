@@ -1,5 +1,6 @@
 package org.cyverse.mesa.egress.injector.github;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import graphql.language.Document;
@@ -24,7 +25,8 @@ public final class GraphQlCheck implements BodyCheck {
 
     /** The most body bytes read (a createCommitOnBranch carries its files' contents). */
     public static final int MAX_BODY = 16 << 20;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A key given twice anywhere is refused: parsers differ on which one wins, and GitHub's must read what was judged. */
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     /**
      * What a GraphQL request is checked against, from the admission.
@@ -75,7 +77,7 @@ public final class GraphQlCheck implements BodyCheck {
         try {
             request = JSON.readTree(body.toByteArray());
         } catch (IOException e) {
-            refuse("bad_request", "the GraphQL request is not JSON");
+            refuse("bad_request", "the GraphQL request is not JSON, or gives a key twice");
             return;
         }
         if (request == null || !request.isObject() || !request.path("query").isTextual()) {

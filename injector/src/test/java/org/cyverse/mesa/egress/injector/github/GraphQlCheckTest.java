@@ -117,6 +117,14 @@ class GraphQlCheckTest {
     @Test
     void whatCannotBeReadIsRefused() {
         for (String[] c : new String[][] {{"not json", "bad_request"}, {"[{\"query\":\"{ viewer { login } }\"}]", "bad_request"},
+            {"{\"query\":\"{ viewer { login } }\",\"query\":\"mutation { deleteRef(input: {refId: \\\"R\\\"}) { clientMutationId } }\"}",
+                "bad_request"},
+            // The mutation first, a harmless query last: judged by the last alone, a server reading the first would run it.
+            {"{\"query\":\"mutation { deleteRef(input: {refId: \\\"R\\\"}) { clientMutationId } }\",\"query\":\"{ viewer { login } }\"}",
+                "bad_request"},
+            {"{\"query\":\"mutation($i: UpdateRefsInput!) { updateRefs(input: $i) { clientMutationId } }\",\"variables\":{\"i\":"
+                + "{\"refUpdates\":[{\"name\":\"refs/heads/agent/job-17\"}]},\"i\":{\"refUpdates\":[{\"name\":\"refs/heads/main\"}]}}}",
+                "bad_request"},
             {"{\"query\":\"mutation { updateRef(\"}", "graphql_not_allowed"}}) {
             GraphQlCheck check = new GraphQlCheck.Plan("github", RULE, List.of("acme/widgets"), Set.of()).start();
             assertEquals(BodyCheck.Status.REFUSE, check.inspect(c[0].getBytes(StandardCharsets.UTF_8), true), c[0]);
