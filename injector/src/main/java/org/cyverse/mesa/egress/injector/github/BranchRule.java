@@ -73,7 +73,15 @@ public record BranchRule(List<String> branches, boolean forcePush) {
 
     /** Why this rule refuses {@code command}, or {@code null} when it may go. */
     public String refusal(ReceivePackCommands.Command command) {
-        String ref = command.ref();
+        String why = refusal(command.ref());
+        return why == null && command.deletes() ? "branches are not deleted from a sandbox" : why;
+    }
+
+    /**
+     * Why this rule refuses writing {@code ref} (creating or updating it; never deleting), or
+     * {@code null}: the REST and GraphQL writes, which name the ref and not a command.
+     */
+    public String refusal(String ref) {
         String bad = refNameProblem(ref);
         if (bad != null) {
             return bad;
@@ -83,9 +91,6 @@ public record BranchRule(List<String> branches, boolean forcePush) {
         }
         if (!ref.startsWith(HEADS) || !matchesAny(ref.substring(HEADS.length()))) {
             return "only " + describe() + " may be pushed";
-        }
-        if (command.deletes()) {
-            return "branches are not deleted from a sandbox";
         }
         return null;
     }

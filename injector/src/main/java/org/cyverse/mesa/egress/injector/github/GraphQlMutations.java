@@ -138,9 +138,9 @@ final class GraphQlMutations {
         JsonNode input = argument(f, "input", values);
         String why = switch (name) {
             case "createCommitOnBranch" -> commitOnBranch(input.path("branch"));
-            case "createRef" -> branch(input.path("name").asText(null), true);
+            case "createRef" -> branch(input.path("name").asText(null));
             case "updateRefs" -> refUpdates(input.path("refUpdates"));
-            case "mergeBranch" -> input.path("base").isTextual() ? branch("refs/heads/" + input.path("base").asText(), false)
+            case "mergeBranch" -> input.path("base").isTextual() ? branch("refs/heads/" + input.path("base").asText())
                     : "names no base branch";
             default -> "is not one the proxy knows to leave refs alone (the config may allow it by name: graphql_allow)";
         };
@@ -156,7 +156,7 @@ final class GraphQlMutations {
         if (repositories.stream().noneMatch(r -> GitHubRoute.key(r).equals(GitHubRoute.key(repository)))) {
             return "writes " + repository + ", not one of the job's repositories";
         }
-        return branch("refs/heads/" + name, false);
+        return branch("refs/heads/" + name);
     }
 
     private String refUpdates(JsonNode updates) {
@@ -167,7 +167,7 @@ final class GraphQlMutations {
             if (u.path("force").asBoolean(false) && !rule.forcePush()) {
                 return "forces " + u.path("name").asText() + " (force pushes are refused: force_push is false)";
             }
-            String why = branch(u.path("name").asText(null), false);
+            String why = branch(u.path("name").asText(null));
             if (why != null) {
                 return why;
             }
@@ -175,13 +175,11 @@ final class GraphQlMutations {
         return null;
     }
 
-    private String branch(String ref, boolean creates) {
+    private String branch(String ref) {
         if (ref == null) {
             return "names no ref";
         }
-        String zeros = "0".repeat(40);
-        String some = "1".repeat(40);
-        String why = rule.refusal(new ReceivePackCommands.Command(creates ? zeros : some, some, ref));
+        String why = rule.refusal(ref);
         return why == null ? null : "on " + ref + ": " + why;
     }
 

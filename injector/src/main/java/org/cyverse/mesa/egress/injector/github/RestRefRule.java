@@ -64,7 +64,7 @@ final class RestRefRule {
             if (!m.equals("PATCH")) {
                 return Ruling.refused(m + " of " + name + " (branches and tags are not deleted or changed from a sandbox but by git push)");
             }
-            String why = rule.refusal(new ReceivePackCommands.Command("1".repeat(40), "1".repeat(40), name));
+            String why = rule.refusal(name);
             if (why != null) {
                 return Ruling.refused("updating " + name + ": " + why);
             }

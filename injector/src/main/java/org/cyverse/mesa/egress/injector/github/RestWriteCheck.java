@@ -170,11 +170,11 @@ public final class RestWriteCheck implements BodyCheck {
             case FORCE -> value == null || Boolean.FALSE.equals(value) ? null
                     : Boolean.TRUE.equals(value) ? "force: true may rewrite the branch (force pushes are refused: force_push is false)"
                     : "force is not a boolean";
-            case REF -> value instanceof String ref ? (ref.startsWith("refs/heads/") ? refusal(ref, true)
+            case REF -> value instanceof String ref ? (ref.startsWith("refs/heads/") ? plan.rule().refusal(ref)
                     : "only " + plan.rule().describe() + " may be created") : "the body names no ref";
-            case BRANCH -> value instanceof String branch ? refusal("refs/heads/" + branch, false)
+            case BRANCH -> value instanceof String branch ? plan.rule().refusal("refs/heads/" + branch)
                     : "without branch it writes the repository's default branch; name the job's branch";
-            case BASE -> value instanceof String base ? refusal("refs/heads/" + base, false) : "the body names no base branch";
+            case BASE -> value instanceof String base ? plan.rule().refusal("refs/heads/" + base) : "the body names no base branch";
             case OPERATION -> "download".equals(value) || "upload".equals(value) && plan.mayPush() ? null
                     : "upload".equals(value) ? "the job may not write " + plan.repository() + " (an upload needs a token that may push)"
                     : "the operation is neither download nor upload";
@@ -184,12 +184,6 @@ public final class RestWriteCheck implements BodyCheck {
             refuse("ref_not_allowed", plan.call() + (plan.ref() == null && value instanceof String v ? " (" + plan.field().key()
                     + " " + v + ")" : "") + " is refused: " + why + " (repository " + plan.repository() + ")");
         }
-    }
-
-    private String refusal(String ref, boolean creates) {
-        String zeros = "0".repeat(40);
-        String some = "1".repeat(40);
-        return plan.rule().refusal(new ReceivePackCommands.Command(creates ? zeros : some, some, ref));
     }
 
     private void refuse(String reason, String detail) {
